@@ -1,0 +1,25 @@
+"""Card Arena's game engine: pure rules, match formats, the match runner and replays.
+
+Standard library only; no processes, no database. Typical use::
+
+    import engine
+    game = engine.load_game("belote", undertrump=True)
+    state = game.new_initial_state(seed=7)
+    result = engine.run_match("belote", {}, [engine.make_agent("belote", "random", i) for i in range(4)], seed=7)
+"""
+
+from .agents import Agent, RandomAgent, agent_kinds, make_agent, register_agent
+from .cards import CARDS, Card, card, cards
+from .errors import IllegalAction, InvalidParams, InvalidReplay
+from .faults import AgentFault, MatchAborted, Verdict
+from .game import TERMINAL, DealRecord, Game, State
+from .match import Fault, GamePlay, MatchResult, placings, play_game, run_match
+from .registry import available_games, load_game, register
+from .replay import resimulate
+
+__all__ = [
+    "CARDS", "TERMINAL", "Agent", "AgentFault", "Card", "DealRecord", "Fault", "Game", "GamePlay",
+    "IllegalAction", "InvalidParams", "InvalidReplay", "MatchAborted", "MatchResult", "RandomAgent",
+    "State", "Verdict", "agent_kinds", "available_games", "card", "cards", "load_game", "make_agent",
+    "placings", "play_game", "register", "register_agent", "resimulate", "run_match",
+]

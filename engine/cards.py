@@ -1,0 +1,96 @@
+"""Playing cards as immutable values with one text form.
+
+A card is written rank + suit: ranks ``2-9 T J Q K A``, suits ``s h d c`` (``"As"``, ``"Td"``).
+:class:`Card` is an ``int`` subclass whose value is the position of its text in sorted order, so
+sorting cards sorts their texts: a hand kept sorted yields legal actions already sorted.
+All 52 instances are interned in :data:`CARDS`; look-up tables (:data:`RANK_OF`, :data:`SUIT_OF`,
+:data:`TEXT_OF`) serve the hot paths of the games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RANKS = "23456789TJQKA"
+SUITS = "shdc"
+SUIT_SYMBOLS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
+RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
+
+_TEXTS: tuple[str, ...] = tuple(sorted(r + s for r in RANKS for s in SUITS))
+
+
+class Card(int):
+    """One playing card; compare, hash and sort like its index, print as its text."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        """Rank value 2..14 (ace high; games with ace low convert it)."""
+        return RANK_OF[self]
+
+    @property
+    def suit(self) -> str:
+        return SUIT_OF[self]
+
+    @property
+    def text(self) -> str:
+        return _TEXTS[self]
+
+    def __str__(self) -> str:
+        return _TEXTS[self]
+
+    def __repr__(self) -> str:
+        return f"Card({_TEXTS[self]!r})"
+
+    # Cards are interned values: copies are the card itself, pickles restore the interned one.
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return _interned, (int(self),)
+
+
+CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
+
+
+def _interned(index: int) -> Card:
+    return CARDS[index]
+
+
+TEXT_OF: tuple[str, ...] = _TEXTS
+RANK_OF: tuple[int, ...] = tuple(RANK_VALUE[t[0]] for t in _TEXTS)
+SUIT_OF: tuple[str, ...] = tuple(t[1] for t in _TEXTS)
+_BY_TEXT: dict[str, Card] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
+
+
+def card(text: str) -> Card:
+    """Parse one card text (``"As"``, ``"Td"``); also accepts ``10`` for the ten."""
+    found = _BY_TEXT.get(text)
+    if found is None:
+        normalized = text.strip().replace("10", "T")
+        normalized = normalized[:-1].upper() + normalized[-1:].lower()
+        found = _BY_TEXT.get(normalized)
+        if found is None:
+            raise ValueError(f"not a card: {text!r} (expected rank 2-9 T J Q K A + suit s h d c)")
+    return found
+
+
+def cards(texts: str | Iterable[str]) -> list[Card]:
+    """Parse cards from a whitespace-separated string or an iterable of texts."""
+    if isinstance(texts, str):
+        texts = texts.split()
+    return [card(t) for t in texts]
+
+
+def make_deck(lowest_rank: int = 2) -> list[Card]:
+    """All cards of rank ``lowest_rank`` and above, in canonical (text) order."""
+    return [c for c in CARDS if RANK_OF[c] >= lowest_rank]
+
+
+def texts(hand: Iterable[int]) -> list[str]:
+    """Card texts of ``hand`` in the given order."""
+    return [_TEXTS[c] for c in hand]

@@ -1,0 +1,226 @@
+"""The uniform game API every game implements (after OpenSpiel's ``Game``/``State``).
+
+A :class:`State` is one whole game as a match format defines it (a Belote game to 1000, a Bauer
+game from 8 down to 0, a Barbu game of 4/8/12/28 deals, N Badugi hands): deals follow each other
+inside it, so rules that span deals (Geronimo's contract menu, Belote's litige pot) live in the
+state. Each deal's deck order comes from ``(seed, deal index)`` only, so replaying the same seed
+with the entrants' seats rotated deals the same cards to the same seats (duplicate play).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .cards import Card, card
+from .errors import IllegalAction, InvalidParams
+from .params import params_dict, parse_params
+
+TERMINAL = -1
+
+
+@dataclass
+class DealRecord:
+    """What a replay needs to know about one deal (hands are private until the replay)."""
+
+    index: int
+    dealer: int
+    deck: list[str]
+    start: int  # index in State.history of the deal's first action
+    hands: list[list[str]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+    scores: list[int] | None = None
+    end: int | None = None  # index in State.history after the deal's last action
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "dealer": self.dealer,
+            "deck": self.deck,
+            "hands": self.hands,
+            "info": self.info,
+            "scores": self.scores,
+        }
+
+
+class Game(ABC):
+    """Static facts and rule options of one game; a factory of initial states."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    Params: ClassVar[type]
+    min_players: ClassVar[int] = 4
+    max_players: ClassVar[int] = 4
+    #: seat groups that share a score (partners), or None when everyone plays alone
+    teams: ClassVar[tuple[tuple[int, ...], ...] | None] = None
+
+    def __init__(self, **params: Any) -> None:
+        self.params = parse_params(self.Params, params, game=self.name)
+
+    @property
+    def num_players(self) -> int:
+        return int(getattr(self.params, "players", self.min_players))
+
+    @property
+    def deck(self) -> list[Card]:
+        """The game's cards in canonical order."""
+        raise NotImplementedError
+
+    def params_dict(self) -> dict[str, Any]:
+        return params_dict(self.params)
+
+    @abstractmethod
+    def new_initial_state(
+        self,
+        seed: int,
+        *,
+        decks: Sequence[Sequence[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> State:
+        """A new game. ``decks`` fixes the deck order (top first) of the first deals (tests)."""
+
+    def duplicate_rotations(self) -> list[list[int]]:
+        """Seat → entrant maps for duplicate play: every entrant in every seat (teams: swapped)."""
+        n = self.num_players
+        count = 2 if self.teams is not None else n
+        return [[(seat + r) % n for seat in range(n)] for r in range(count)]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.params))
+
+    def __repr__(self) -> str:
+        return f"load_game({self.name!r}, **{self.params_dict()!r})"
+
+
+class State(ABC):
+    """One game in progress. Subclasses implement the ``_``-prefixed rule methods."""
+
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        decks: Sequence[Sequence[str]] | None,
+        first_dealer: int | None,
+    ) -> None:
+        self.game = game
+        self.seed = seed
+        self.num_players = game.num_players
+        self.history: list[tuple[int, str]] = []
+        self.deals: list[DealRecord] = []
+        self._fixed_decks = [[card(t) for t in d] for d in decks] if decks else []
+        if first_dealer is None:
+            first_dealer = random.Random(f"{seed}:dealer").randrange(self.num_players)
+        elif not 0 <= first_dealer < self.num_players:
+            raise InvalidParams(f"first_dealer must be a seat 0..{self.num_players - 1}")
+        self.first_dealer = first_dealer
+        self._legal: list[str] | None = None
+
+    # -- randomness: only from the seed ------------------------------------------------------
+
+    def deal_rng(self, deal_index: int, purpose: str = "deck") -> random.Random:
+        """A generator that depends only on the seed, the deal and what it is for."""
+        return random.Random(f"{self.seed}:{deal_index}:{purpose}")
+
+    def deck_for(self, deal_index: int) -> list[Card]:
+        """Deck order (index 0 = top) of a deal: fixed by the caller, else seeded shuffle."""
+        if deal_index < len(self._fixed_decks):
+            deck = list(self._fixed_decks[deal_index])
+            if sorted(deck) != sorted(self.game.deck):
+                raise InvalidParams(f"deck {deal_index} is not a permutation of the game's cards")
+            return deck
+        deck = list(self.game.deck)
+        self.deal_rng(deal_index).shuffle(deck)
+        return deck
+
+    def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
+        record = DealRecord(
+            index=len(self.deals), dealer=dealer, deck=[str(c) for c in deck], start=len(self.history)
+        )
+        self.deals.append(record)
+        return record
+
+    def finish_deal_record(self, scores: Sequence[int]) -> None:
+        record = self.deals[-1]
+        record.scores = list(scores)
+        record.end = len(self.history)
+
+    # -- the uniform API -----------------------------------------------------------------------
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """Seat to act, or ``TERMINAL`` (-1) when the game is over."""
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def legal_actions(self) -> list[str]:
+        """Legal actions of the player to act, sorted; empty only when the game is over."""
+        if self._legal is None:
+            self._legal = [] if self.is_terminal() else self._legal_actions()
+        return list(self._legal)
+
+    def apply_action(self, action: str) -> None:
+        """Verify ``action`` and apply it; raises :class:`IllegalAction` saying why not."""
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            raise IllegalAction(self._explain_illegal(action, legal))
+        self.history.append((self.current_player(), action))
+        self._legal = None
+        self._apply(action)
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Per-seat match score so far (final when terminal); higher is better."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know, as a JSON-serialisable dict, and nothing more."""
+
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+    def redeal_hidden(self, seat: int, rng: random.Random) -> State:
+        """A clone where every card ``seat`` cannot see is shuffled among the unseen places.
+
+        If ``observation(seat)`` differs between this clone and the original, the observation
+        leaks hidden information (the conformance suite checks this). The default covers games
+        whose only hidden cards are the other players' hands, kept in ``self.hands``.
+        """
+        other = self.clone()
+        hands: list[list[Card]] = other.hands  # type: ignore[attr-defined]
+        seats = [s for s in range(self.num_players) if s != seat]
+        pool = [c for s in seats for c in hands[s]]
+        rng.shuffle(pool)
+        for s in seats:
+            size = len(hands[s])
+            hands[s] = sorted(pool[:size])
+            del pool[:size]
+        other._legal = None
+        return other
+
+    # -- for subclasses --------------------------------------------------------------------------
+
+    @abstractmethod
+    def _legal_actions(self) -> list[str]: ...
+
+    @abstractmethod
+    def _apply(self, action: str) -> None: ...
+
+    def _explain_illegal(self, action: str, legal: list[str]) -> str:
+        if self.is_terminal():
+            return f"{action!r}: the game is over"
+        reason = self._illegal_reason(action)
+        seat = self.current_player()
+        because = f" ({reason})" if reason else ""
+        return f"{action!r} is not legal for seat {seat}{because}; legal: {', '.join(legal)}"
+
+    def _illegal_reason(self, action: str) -> str:
+        """A rule-specific explanation; games override it for their common mistakes."""
+        return ""

@@ -1,0 +1,1 @@
+"""The games; every module here registers its game with engine.registry."""

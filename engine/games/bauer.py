@@ -1,0 +1,212 @@
+"""Bauer (RULES.md §4): 2v2, 32 cards, right and left bauer, one trump-naming round, 8 → 0.
+
+Each team starts at ``start_points`` (8). Per hand the calling team (or, with no trump, the team
+with more tricks) subtracts 1 when it wins 5+ of the 8 tricks; 4–4 changes nothing. The first
+team at 0 wins. ``returns()`` is each seat's team progress (start − points left): higher is better.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from ..cards import RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
+from ..game import TERMINAL, Game, State
+from ..registry import register
+from ..tricks import TrickTable, power_table
+
+SAME_COLOUR = {"h": "d", "d": "h", "s": "c", "c": "s"}
+TRUMP_ACTIONS = ("trump:c", "trump:d", "trump:h", "trump:s")
+DECK = make_deck(lowest_rank=7)
+JACK = 11
+
+
+class Phase(Enum):
+    CALL = "call"
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params:
+    """Bauer has no rule options; ``start_points`` sets the match length (8 in the rules)."""
+
+    start_points: int = field(default=8, metadata={"range": (1, 8)})
+
+
+@cache
+def effective_suits(trump: str | None) -> tuple[str, ...]:
+    """Suit each card counts as: the left bauer (J of the same colour) belongs to trump."""
+    suits = list(SUIT_OF)
+    if trump is not None:
+        suits[card("J" + SAME_COLOUR[trump])] = trump
+    return tuple(suits)
+
+
+@cache
+def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
+    def trump_strength(c: int) -> int:
+        if RANK_OF[c] == JACK:
+            return 20 if SUIT_OF[c] == trump else 19  # right bauer, left bauer
+        return RANK_OF[c]
+
+    return power_table(trump, led, effective_suits(trump), lambda c: RANK_OF[c], trump_strength)
+
+
+@register
+class BauerGame(Game):
+    name = "bauer"
+    title = "Bauer"
+    Params = Params
+    teams = ((0, 2), (1, 3))
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK)
+
+    def new_initial_state(
+        self,
+        seed: int,
+        *,
+        decks: Sequence[Sequence[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> BauerState:
+        return BauerState(self, seed, decks, first_dealer)
+
+
+class BauerState(State):
+    game: BauerGame
+
+    def __init__(self, game: BauerGame, seed: int, decks: Any, first_dealer: int | None) -> None:
+        super().__init__(game, seed, decks, first_dealer)
+        start = game.params.start_points
+        self.points = [start, start]  # per team, counting down to 0
+        self.dealer = self.first_dealer
+        self._deal()
+
+    # -- deal and trump call ---------------------------------------------------------------
+
+    def _deal(self) -> None:
+        deck = self.deck_for(len(self.deals))
+        hands: list[list[Card]] = [[] for _ in range(4)]
+        for k, c in enumerate(deck):
+            hands[(self.dealer + 1 + k) % 4].append(c)
+        for hand in hands:
+            hand.sort()
+        self.hands = hands
+        record = self.start_deal_record(self.dealer, deck)
+        record.hands = [[TEXT_OF[c] for c in h] for h in hands]
+        self.phase = Phase.CALL
+        self.calls: list[dict[str, Any]] = []
+        self.trump: str | None = None
+        self.caller: int | None = None
+        self.to_call = (self.dealer + 1) % 4
+        self.eff = effective_suits(None)
+        self.table = TrickTable(4, self.dealer)
+
+    def current_player(self) -> int:
+        if self.phase is Phase.PLAY:
+            return self.table.to_act
+        if self.phase is Phase.CALL:
+            return self.to_call
+        return TERMINAL
+
+    def _legal_actions(self) -> list[str]:
+        if self.phase is Phase.CALL:
+            return ["pass", *TRUMP_ACTIONS]
+        hand = self.hands[self.table.to_act]
+        if self.table.cards:
+            eff = self.eff
+            led = eff[self.table.cards[0]]
+            follow = [TEXT_OF[c] for c in hand if eff[c] == led]
+            if follow:
+                return follow
+        return [TEXT_OF[c] for c in hand]
+
+    def _apply(self, action: str) -> None:
+        if self.phase is Phase.CALL:
+            self._apply_call(action)
+        else:
+            self._apply_play(card(action))
+
+    def _apply_call(self, action: str) -> None:
+        seat = self.to_call
+        self.calls.append({"seat": seat, "call": action})
+        if action != "pass":
+            self.trump = action[-1]
+            self.caller = seat
+            self.eff = effective_suits(self.trump)
+            self._start_play(leader=seat)
+        elif len(self.calls) == 4:
+            self._start_play(leader=self.dealer)  # no trump: the dealer leads
+        else:
+            self.to_call = (seat + 1) % 4
+
+    def _start_play(self, leader: int) -> None:
+        self.phase = Phase.PLAY
+        self.table = TrickTable(4, leader)
+        self.deals[-1].info = {"trump": self.trump, "caller": self.caller}
+
+    def _apply_play(self, c: Card) -> None:
+        table = self.table
+        seat = table.to_act
+        self.hands[seat].remove(c)
+        if table.play(seat, c):
+            table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
+            if len(table.completed) == 8:
+                self._score_hand()
+
+    def _score_hand(self) -> None:
+        won = self.table.won
+        team_tricks = [won[0] + won[2], won[1] + won[3]]
+        if self.caller is not None:
+            team = self.caller % 2
+            scorer = team if team_tricks[team] >= 5 else None
+        else:
+            scorer = 0 if team_tricks[0] >= 5 else 1 if team_tricks[1] >= 5 else None
+        progress = [0, 0]
+        if scorer is not None:
+            self.points[scorer] -= 1
+            progress[scorer] = 1
+        self.deals[-1].info["team_tricks"] = team_tricks
+        self.finish_deal_record([progress[s % 2] for s in range(4)])
+        if 0 in self.points:
+            self.phase = Phase.OVER
+        else:
+            self.dealer = (self.dealer + 1) % 4
+            self._deal()
+
+    # -- results and observations ------------------------------------------------------------
+
+    def returns(self) -> list[float]:
+        start = self.game.params.start_points
+        return [float(start - self.points[s % 2]) for s in range(4)]
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        table = self.table
+        return {
+            "game": "bauer",
+            "seat": seat,
+            "phase": self.phase.value,
+            "to_act": self.current_player(),
+            "deal": len(self.deals) - 1,
+            "dealer": self.dealer,
+            "points": list(self.points),
+            "hand": [TEXT_OF[c] for c in self.hands[seat]],
+            "hand_sizes": [len(h) for h in self.hands],
+            "calls": list(self.calls),
+            "trump": self.trump,
+            "caller": self.caller,
+            "trick": table.current(),
+            "tricks": list(table.completed),
+            "tricks_won": list(table.won),
+            "legal": self.legal_actions() if self.current_player() == seat else [],
+        }
+
+    def _illegal_reason(self, action: str) -> str:
+        if self.phase is Phase.PLAY and self.table.cards:
+            return f"must follow the suit led ({self.eff[self.table.cards[0]]}, bauers count as trump)"
+        return ""

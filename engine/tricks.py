@@ -1,0 +1,93 @@
+"""Trick-taking mechanics shared by Barbu, Belote and Bauer (RULES.md §0).
+
+Each game supplies its own *power table*: for a (trump, suit led) pair, a 52-entry tuple giving
+every card's strength in that trick (trumps 100+, cards of the suit led 1..99, anything else 0).
+The trick winner is then the card of highest power, whatever the game. Legal-move duties (follow
+suit, must trump, overtrump) stay with each game; they read the trick through this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .cards import TEXT_OF, Card
+
+TRUMP_BASE = 100
+
+
+def power_table(
+    trump: str | None,
+    led: str,
+    suit_of: Sequence[str],
+    plain_strength: Callable[[int], int],
+    trump_strength: Callable[[int], int],
+) -> tuple[int, ...]:
+    """Strength of each card in a trick where ``led`` was led and ``trump`` is trump."""
+    table = []
+    for c in range(52):
+        suit = suit_of[c]
+        if trump is not None and suit == trump:
+            table.append(TRUMP_BASE + trump_strength(c))
+        elif suit == led:
+            table.append(plain_strength(c))
+        else:
+            table.append(0)
+    return tuple(table)
+
+
+def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
+    """Position in ``cards`` of the strongest card (the first one on equal power)."""
+    best, best_power = 0, power[cards[0]]
+    for i in range(1, len(cards)):
+        p = power[cards[i]]
+        if p > best_power:
+            best, best_power = i, p
+    return best
+
+
+class TrickTable:
+    """The trick on the table and the finished tricks of the current deal."""
+
+    __slots__ = ("num_players", "leader", "seats", "cards", "completed", "won", "taken")
+
+    def __init__(self, num_players: int, leader: int) -> None:
+        self.num_players = num_players
+        self.leader = leader
+        self.seats: list[int] = []
+        self.cards: list[Card] = []
+        self.completed: list[dict[str, Any]] = []  # public: leader, cards (play order), winner
+        self.won = [0] * num_players
+        self.taken: list[list[Card]] = [[] for _ in range(num_players)]
+
+    @property
+    def to_act(self) -> int:
+        return (self.leader + len(self.cards)) % self.num_players
+
+    @property
+    def number(self) -> int:
+        """1-based number of the trick being played."""
+        return len(self.completed) + 1
+
+    def play(self, seat: int, card: Card) -> bool:
+        """Put ``card`` on the table; True when the trick is full."""
+        self.seats.append(seat)
+        self.cards.append(card)
+        return len(self.cards) == self.num_players
+
+    def finish(self, power: Sequence[int]) -> int:
+        """Give the full trick to its winner, who leads next; returns the winner's seat."""
+        winner = self.seats[best_index(self.cards, power)]
+        self.completed.append(
+            {"leader": self.leader, "cards": [TEXT_OF[c] for c in self.cards], "winner": winner}
+        )
+        self.won[winner] += 1
+        self.taken[winner].extend(self.cards)
+        self.leader = winner
+        self.seats = []
+        self.cards = []
+        return winner
+
+    def current(self) -> list[dict[str, Any]]:
+        """The trick on the table, public form."""
+        return [{"seat": s, "card": TEXT_OF[c]} for s, c in zip(self.seats, self.cards, strict=True)]

@@ -1,0 +1,114 @@
+"""Django settings, read from the environment (README.md lists the variables).
+
+The defaults are the embedded quick start: DEBUG on, a SQLite file under var/, tasks executed
+in-process. Deployments set DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, a PostgreSQL DATABASE_URL and
+ARENA_EXECUTION=celery with a Redis CELERY_BROKER_URL (see docker-compose.yml).
+"""
+
+import os
+from pathlib import Path
+
+import django_stubs_ext
+
+from arena.env import (
+    EnvError,
+    parse_database_url,
+    read_bool,
+    read_choice,
+    read_list,
+    read_path,
+    read_str,
+)
+
+django_stubs_ext.monkeypatch()  # lets generic classes such as ModelAdmin[Model] be subscripted
+
+BASE_DIR = Path(__file__).resolve().parents[2]  # the project folder (holds manage.py)
+VAR_DIR = BASE_DIR / "var"
+env = os.environ
+
+DEBUG = read_bool(env, "DEBUG", default=True)
+if DEBUG:
+    SECRET_KEY = read_str(env, "SECRET_KEY", default="django-insecure-local-quickstart-only")
+    ALLOWED_HOSTS = read_list(env, "ALLOWED_HOSTS", default=[])
+else:
+    SECRET_KEY = read_str(env, "SECRET_KEY")
+    if len(SECRET_KEY) < 32:
+        raise EnvError("SECRET_KEY must have at least 32 characters when DEBUG is off")
+    ALLOWED_HOSTS = read_list(env, "ALLOWED_HOSTS", default=[])
+    if not ALLOWED_HOSTS:
+        raise EnvError("ALLOWED_HOSTS is required when DEBUG is off")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "ops",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+WSGI_APPLICATION = "arena.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "platform" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": parse_database_url(
+        read_str(env, "DATABASE_URL", default="sqlite:///var/arena.sqlite3"), base_dir=BASE_DIR
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+# Uploaded bot versions and match replays.
+MEDIA_URL = "media/"
+MEDIA_ROOT = read_path(env, "MEDIA_ROOT", default=VAR_DIR / "media", base_dir=BASE_DIR)
+
+# Celery reads the CELERY_* names below; the fixed task policy lives in arena/celery.py.
+# "inline" runs tasks in the calling process (no broker needed); "celery" sends them to workers.
+ARENA_EXECUTION = read_choice(
+    env, "ARENA_EXECUTION", choices=("inline", "celery"), default="inline"
+)
+CELERY_BROKER_URL = read_str(env, "CELERY_BROKER_URL", default="redis://127.0.0.1:6379/0")
+CELERY_TASK_ALWAYS_EAGER = ARENA_EXECUTION == "inline"
+CELERY_TASK_EAGER_PROPAGATES = True

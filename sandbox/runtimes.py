@@ -1,0 +1,176 @@
+"""The runtime table: how to run a bot written for each supported language.
+
+A runtime is one :class:`Runtime` entry: where its interpreter may live, how to build the command
+line, which extra directories (a standard library) the sandbox must bind read-only, and how much
+more than the default limits it needs. Adding a language is adding an entry to :data:`RUNTIMES`.
+
+Interpreters are resolved to their *real* path (never a version-manager shim such as pyenv's,
+which costs 100+ ms per start) and must be reachable by the unprivileged sandbox uid: a Python
+living under ``/root`` (mode 0700) is skipped in favour of the system one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .limits import MiB, Limits
+
+BOT_MOUNT = "/bot"  # where the bot's directory appears inside the sandbox
+
+
+class RuntimeUnavailable(RuntimeError):
+    """No usable interpreter for a runtime on this machine (a platform problem)."""
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    description: str
+    #: candidate interpreter paths, or ``sys.executable``-like callables; first usable one wins.
+    #: Empty for programs that run on their own (static binaries).
+    interpreters: tuple[str | Callable[[], str], ...]
+    #: the command line; ``{interpreter}``, ``{entry}`` (path inside the sandbox) and limit
+    #: fields (``{heap_mib}``) are substituted
+    argv: tuple[str, ...]
+    default_entry: str
+    #: ask the interpreter for its library directories (run once, cached)
+    library_dirs: Callable[[str], list[str]] | None = None
+    #: threads/processes the runtime itself needs on top of ``Limits.max_processes``
+    extra_processes: int = 0
+    min_address_space_bytes: int = 0
+    #: stderr markers meaning "ran out of memory" (a crash with one of these is a memory verdict)
+    memory_markers: tuple[bytes, ...] = ()
+    #: the entry must be a static executable (checked when the bot is loaded)
+    static_executable: bool = False
+    notes: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class ResolvedRuntime:
+    """A runtime bound to this machine: real interpreter path and what the sandbox must bind."""
+
+    runtime: Runtime
+    interpreter: str | None
+    library_dirs: tuple[str, ...]
+
+    def command(self, entry: str, limits: Limits) -> list[str]:
+        heap_mib = max(16, self.address_space_bytes(limits) // MiB // 2)
+        values = {
+            "interpreter": self.interpreter or "",
+            "entry": f"{BOT_MOUNT}/{entry}",
+            "heap_mib": str(heap_mib),
+        }
+        return [part.format(**values) for part in self.runtime.argv]
+
+    def address_space_bytes(self, limits: Limits) -> int:
+        return max(limits.address_space_bytes, self.runtime.min_address_space_bytes)
+
+    def max_processes(self, limits: Limits) -> int:
+        return limits.max_processes + self.runtime.extra_processes
+
+
+def _base_python() -> str:
+    """The interpreter behind the running one (a venv's python is a symlink to it)."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return base
+
+
+def _python_library_dirs(interpreter: str) -> list[str]:
+    # What the interpreter itself imports from in the mode bots run in (no site, no env).
+    out = subprocess.run(
+        [interpreter, "-E", "-s", "-S", "-c", "import sys; print('\\n'.join(sys.path[1:]))"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return [p for p in out.splitlines() if p and os.path.isdir(p)]
+
+
+PYTHON3 = Runtime(
+    name="python3",
+    description="CPython 3.11+, standard library only",
+    interpreters=(_base_python, "/usr/bin/python3", "/usr/local/bin/python3"),
+    # -E -s -S: no environment, no user or site packages (the script's directory stays importable,
+    # unlike -I); -B: /bot is read-only; -u: a bot that forgets flush() still works; utf8 I/O.
+    argv=("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8", "{entry}"),
+    default_entry="bot.py",
+    library_dirs=_python_library_dirs,
+    extra_processes=0,
+    memory_markers=(b"MemoryError", b"Cannot allocate memory", b"cannot allocate memory"),
+)
+
+NODE = Runtime(
+    name="node",
+    description="Node.js (the system's node), built-in modules only",
+    interpreters=("/usr/bin/node", "/usr/local/bin/node"),
+    argv=("{interpreter}", "--max-old-space-size={heap_mib}", "--v8-pool-size=0", "{entry}"),
+    default_entry="bot.js",
+    extra_processes=8,  # V8 and libuv threads count against RLIMIT_NPROC
+    min_address_space_bytes=2048 * MiB,  # V8 reserves address space up front
+    memory_markers=(b"heap out of memory", b"Allocation failed", b"std::bad_alloc"),
+)
+
+NATIVE = Runtime(
+    name="native",
+    description="a statically linked x86-64 Linux executable",
+    interpreters=(),
+    argv=("{entry}",),
+    default_entry="bot",
+    static_executable=True,
+    memory_markers=(b"std::bad_alloc", b"out of memory"),
+    notes="dynamic executables are refused: the sandbox binds no shared libraries for them",
+)
+
+RUNTIMES: dict[str, Runtime] = {r.name: r for r in (PYTHON3, NODE, NATIVE)}
+
+#: entry-file suffix -> runtime, for bots given as a single file
+SUFFIX_RUNTIMES = {".py": "python3", ".js": "node", ".mjs": "node"}
+
+
+def _reachable_by_others(path: str) -> bool:
+    """True if a different unprivileged uid can execute ``path`` (o+x on every directory)."""
+    p = Path(path)
+    try:
+        if not p.stat().st_mode & stat.S_IXOTH:
+            return False
+        return all(parent.stat().st_mode & stat.S_IXOTH for parent in p.parents)
+    except OSError:
+        return False
+
+
+@functools.cache
+def resolve_runtime(name: str, *, for_other_uid: bool) -> ResolvedRuntime:
+    """Find ``name``'s interpreter on this machine (cached; raises :class:`RuntimeUnavailable`)."""
+    try:
+        runtime = RUNTIMES[name]
+    except KeyError:
+        raise RuntimeUnavailable(
+            f"unknown runtime {name!r} (available: {', '.join(sorted(RUNTIMES))})"
+        ) from None
+    if not runtime.interpreters:
+        return ResolvedRuntime(runtime, None, ())
+    tried = []
+    for candidate in runtime.interpreters:
+        path = candidate() if callable(candidate) else candidate
+        found = shutil.which(path) if not os.path.isabs(path) else path
+        if not found or not os.path.exists(found):
+            tried.append(f"{path} (missing)")
+            continue
+        real = os.path.realpath(found)
+        if for_other_uid and not _reachable_by_others(real):
+            tried.append(f"{real} (not reachable by the sandbox uid)")
+            continue
+        dirs = runtime.library_dirs(real) if runtime.library_dirs else []
+        if for_other_uid:
+            dirs = [d for d in dirs if _reachable_by_others(d)]
+        return ResolvedRuntime(runtime, real, tuple(os.path.realpath(d) for d in dirs))
+    raise RuntimeUnavailable(f"no interpreter for runtime {name!r}; tried: {'; '.join(tried)}")

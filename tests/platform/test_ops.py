@@ -1,0 +1,59 @@
+"""The heartbeat round trip with in-process execution, and the Celery task policy."""
+
+import socket
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from arena.celery import app
+from ops.models import Heartbeat
+from ops.services import heartbeat_answer, heartbeat_send
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ping_worker_command_round_trip_inline() -> None:
+    out = StringIO()
+    call_command("ping_worker", "--timeout", "5", stdout=out)
+    heartbeat = Heartbeat.objects.get()
+    assert heartbeat.answered_at is not None
+    assert heartbeat.answered_by == socket.gethostname()
+    assert out.getvalue().startswith(f"heartbeat {heartbeat.pk} answered by ")
+
+
+@pytest.mark.django_db
+def test_ping_is_enqueued_only_after_commit(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    with django_capture_on_commit_callbacks() as callbacks:
+        heartbeat = heartbeat_send()
+    assert len(callbacks) == 1
+    heartbeat.refresh_from_db()
+    assert heartbeat.answered_at is None
+    callbacks[0]()
+    heartbeat.refresh_from_db()
+    assert heartbeat.answered_at is not None
+
+
+@pytest.mark.django_db
+def test_a_heartbeat_is_answered_once() -> None:
+    heartbeat = Heartbeat.objects.create()
+    assert heartbeat_answer(heartbeat_id=heartbeat.pk, answered_by="w1@host")
+    assert not heartbeat_answer(heartbeat_id=heartbeat.pk, answered_by="w2@host")
+    assert not heartbeat_answer(heartbeat_id=heartbeat.pk + 1, answered_by="w1@host")
+    heartbeat.refresh_from_db()
+    assert heartbeat.answered_by == "w1@host"
+
+
+def test_task_policy() -> None:
+    conf = app.conf
+    assert (conf.task_serializer, conf.accept_content) == ("json", ["json"])
+    assert conf.task_acks_late and conf.worker_prefetch_multiplier == 1
+    assert conf.task_soft_time_limit < conf.task_time_limit
+    assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit
+    assert app.tasks["arena.ops.ping"].name == "arena.ops.ping"
+
+
+@pytest.mark.parametrize(
+    ("task", "queue"), [("arena.ops.ping", "default"), ("arena.matches.play", "matches")]
+)
+def test_task_routes(task: str, queue: str) -> None:
+    assert app.amqp.router.route({}, task)["queue"].name == queue

@@ -1,0 +1,33 @@
+import pytest
+from django.db import connection
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_page_names_the_site_and_links_to_admin_and_api(client: Client) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h1>Card Arena</h1>" in html
+    assert 'href="/admin/"' in html
+    assert 'href="/api/health/"' in html
+
+
+def test_admin_asks_anonymous_visitors_to_log_in(client: Client) -> None:
+    response = client.get("/admin/", follow=True)
+    assert response.redirect_chain == [("/admin/login/?next=/admin/", 302)]
+    assert response.status_code == 200
+
+
+def test_admin_index_lists_heartbeats(admin_client: Client) -> None:
+    response = admin_client.get("/admin/")
+    assert response.status_code == 200
+    assert b"Heartbeats" in response.content
+    assert admin_client.get("/admin/ops/heartbeat/").status_code == 200
+
+
+def test_health_api_reports_database_and_execution_mode(client: Client) -> None:
+    response = client.get("/api/health/")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": connection.vendor, "execution": "inline"}
