@@ -65,6 +65,8 @@ TEXT_OF: tuple[str, ...] = _TEXTS
 RANK_OF: tuple[int, ...] = tuple(RANK_VALUE[t[0]] for t in _TEXTS)
 SUIT_OF: tuple[str, ...] = tuple(t[1] for t in _TEXTS)
 _BY_TEXT: dict[str, Card] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
+#: exact card texts to cards, for hot paths that already hold a legal (validated) action
+CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)
 
 
 def card(text: str) -> Card:

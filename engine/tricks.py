@@ -90,4 +90,4 @@ class TrickTable:
 
     def current(self) -> list[dict[str, Any]]:
         """The trick on the table, public form."""
-        return [{"seat": s, "card": TEXT_OF[c]} for s, c in zip(self.seats, self.cards, strict=True)]
+        return [{"seat": s, "card": TEXT_OF[c]} for s, c in zip(self.seats, self.cards)]  # noqa: B905

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from ..cards import RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
+from ..cards import CARD_BY_TEXT, RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
 from ..game import TERMINAL, Game, State
 from ..registry import register
 from ..tricks import TrickTable, power_table
@@ -24,7 +24,7 @@ DECK = make_deck(lowest_rank=7)
 JACK = 11
 
 
-class Phase(Enum):
+class Phase(StrEnum):
     CALL = "call"
     PLAY = "play"
     OVER = "over"
@@ -103,21 +103,17 @@ class BauerState(State):
         self.calls: list[dict[str, Any]] = []
         self.trump: str | None = None
         self.caller: int | None = None
-        self.to_call = (self.dealer + 1) % 4
+        self.player = (self.dealer + 1) % 4
         self.eff = effective_suits(None)
         self.table = TrickTable(4, self.dealer)
 
     def current_player(self) -> int:
-        if self.phase is Phase.PLAY:
-            return self.table.to_act
-        if self.phase is Phase.CALL:
-            return self.to_call
-        return TERMINAL
+        return self.player
 
     def _legal_actions(self) -> list[str]:
         if self.phase is Phase.CALL:
             return ["pass", *TRUMP_ACTIONS]
-        hand = self.hands[self.table.to_act]
+        hand = self.hands[self.player]
         if self.table.cards:
             eff = self.eff
             led = eff[self.table.cards[0]]
@@ -127,13 +123,13 @@ class BauerState(State):
         return [TEXT_OF[c] for c in hand]
 
     def _apply(self, action: str) -> None:
-        if self.phase is Phase.CALL:
-            self._apply_call(action)
+        if self.phase is Phase.PLAY:
+            self._apply_play(CARD_BY_TEXT[action])
         else:
-            self._apply_play(card(action))
+            self._apply_call(action)
 
     def _apply_call(self, action: str) -> None:
-        seat = self.to_call
+        seat = self.player
         self.calls.append({"seat": seat, "call": action})
         if action != "pass":
             self.trump = action[-1]
@@ -143,21 +139,24 @@ class BauerState(State):
         elif len(self.calls) == 4:
             self._start_play(leader=self.dealer)  # no trump: the dealer leads
         else:
-            self.to_call = (seat + 1) % 4
+            self.player = (seat + 1) % 4
 
     def _start_play(self, leader: int) -> None:
         self.phase = Phase.PLAY
         self.table = TrickTable(4, leader)
+        self.player = leader
         self.deals[-1].info = {"trump": self.trump, "caller": self.caller}
 
     def _apply_play(self, c: Card) -> None:
         table = self.table
-        seat = table.to_act
+        seat = self.player
         self.hands[seat].remove(c)
         if table.play(seat, c):
-            table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
+            self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
             if len(table.completed) == 8:
                 self._score_hand()
+        else:
+            self.player = (seat + 1) % 4
 
     def _score_hand(self) -> None:
         won = self.table.won
@@ -175,6 +174,7 @@ class BauerState(State):
         self.finish_deal_record([progress[s % 2] for s in range(4)])
         if 0 in self.points:
             self.phase = Phase.OVER
+            self.player = TERMINAL
         else:
             self.dealer = (self.dealer + 1) % 4
             self._deal()
@@ -190,8 +190,8 @@ class BauerState(State):
         return {
             "game": "bauer",
             "seat": seat,
-            "phase": self.phase.value,
-            "to_act": self.current_player(),
+            "phase": self.phase,
+            "to_act": self.player,
             "deal": len(self.deals) - 1,
             "dealer": self.dealer,
             "points": list(self.points),
@@ -203,7 +203,7 @@ class BauerState(State):
             "trick": table.current(),
             "tricks": list(table.completed),
             "tricks_won": list(table.won),
-            "legal": self.legal_actions() if self.current_player() == seat else [],
+            "legal": self.legal_actions() if self.player == seat else [],
         }
 
     def _illegal_reason(self, action: str) -> str:

@@ -2,9 +2,11 @@
 
 import socket
 from io import StringIO
+from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 
 from arena.celery import app
 from ops.models import Heartbeat
@@ -57,3 +59,23 @@ def test_task_policy() -> None:
 )
 def test_task_routes(task: str, queue: str) -> None:
     assert app.amqp.router.route({}, task)["queue"].name == queue
+
+
+@pytest.mark.django_db
+def test_quickstart_admin_is_created_once(django_user_model: type[User]) -> None:
+    out = StringIO()
+    call_command("quickstart_admin", stdout=out)
+    call_command("quickstart_admin", stdout=out)
+    assert out.getvalue().splitlines() == [
+        "Created the quick-start superuser: admin / admin",
+        "Admin user 'admin' exists (quick-start password: admin)",
+    ]
+    admin = django_user_model.objects.get()
+    assert admin.is_superuser and admin.check_password("admin")
+
+
+@pytest.mark.django_db
+def test_quickstart_admin_refuses_with_debug_off(settings: Any) -> None:
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="DEBUG off"):
+        call_command("quickstart_admin")

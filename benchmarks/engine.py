@@ -1,0 +1,124 @@
+"""Engine throughput on one core: complete deals/s and matches/s with random agents.
+
+Every decision builds the acting seat's observation, as a real match does. Run:
+``python benchmarks/engine.py [--seconds 3]``. Prints a table with the targets and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Case:
+    label: str
+    game: str
+    params: dict[str, Any]
+    unit: str  # what a "deal" is called for this game
+    target_per_s: float
+
+
+CASES = [
+    Case("Bauer", "bauer", {}, "deals", 8_000),
+    Case("Belote", "belote", {}, "deals", 5_000),
+    Case("Barbu (Geronimo)", "barbu", {"mode": "geronimo"}, "deals", 3_000),
+    Case("Badugi heads-up", "badugi", {"players": 2}, "hands", 10_000),
+]
+
+
+def play_states(game: engine.Game, seconds: float) -> tuple[int, int, float]:
+    """Random playouts with an observation per decision: (matches, deals, elapsed)."""
+    rng = random.Random(1)
+    pick = rng.random
+    matches = deals = 0
+    started = time.perf_counter()
+    seed = 0
+    while time.perf_counter() - started < seconds:
+        state = game.new_initial_state(seed)
+        seed += 1
+        while True:
+            seat = state.current_player()
+            if seat < 0:
+                break
+            state.observation(seat)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+        matches += 1
+        deals += len(state.deals)
+    return matches, deals, time.perf_counter() - started
+
+
+def run_matches(game: engine.Game, seconds: float) -> tuple[int, float]:
+    """Whole matches through ``engine.run_match`` (timing, replay building included)."""
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        agents = [engine.RandomAgent(count * 8 + i) for i in range(game.num_players)]
+        engine.run_match(game, None, agents, seed=count)
+        count += 1
+    return count, time.perf_counter() - started
+
+
+def badugi_evaluations(seconds: float) -> tuple[float, float] | None:
+    """Hand evaluations per second, if the Badugi evaluator is there."""
+    try:
+        from engine.games.badugi import hand_value
+    except ImportError:
+        return None
+    deck = [str(c) for c in engine.CARDS]
+    rng = random.Random(3)
+    hands = [rng.sample(deck, 4) for _ in range(20_000)]
+    evaluate: Callable[[list[str]], object] = hand_value
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for hand in hands:
+            evaluate(hand)
+        count += len(hands)
+    return count / (time.perf_counter() - started), 1_000_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    print(f"engine benchmark, one core, {args.seconds:.0f} s per figure, Python {sys.version.split()[0]}")
+    header = f"{'game':<18} {'unit':<6} {'per s':>9} {'target':>8} {'ratio':>6} {'matches/s':>10} {'deals/match':>11} {'run_match/s':>12}"
+    print(header)
+    print("-" * len(header))
+    available = engine.available_games()
+    for case in CASES:
+        if case.game not in available:
+            print(f"{case.label:<18} (not registered)")
+            continue
+        game = engine.load_game(case.game, **case.params)
+        matches, deals, elapsed = play_states(game, args.seconds)
+        per_s = deals / elapsed
+        runs, run_elapsed = run_matches(game, args.seconds)
+        print(
+            f"{case.label:<18} {case.unit:<6} {per_s:>9,.0f} {case.target_per_s:>8,.0f} "
+            f"{per_s / case.target_per_s:>6.2f} {matches / elapsed:>10,.1f} {deals / matches:>11.1f} "
+            f"{runs / run_elapsed:>12,.1f}"
+        )
+    evals = badugi_evaluations(args.seconds)
+    if evals is not None:
+        rate, target = evals
+        print(f"{'Badugi hand_value':<18} {'evals':<6} {rate:>9,.0f} {target:>8,.0f} {rate / target:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,488 @@
+"""Belote (RULES.md §3): 2v2, 32 cards, trump chosen on a turned-up card, game to 1000.
+
+A :class:`BeloteState` is one game: deals follow each other until a team passes ``target``
+(1000) points. Per deal: 5 cards each in packets of 3 + 2, the upcard (deck index 20) is turned,
+two bidding rounds ("take" the upcard's suit, then name another suit), the taker gets the upcard
+and the rest of the pack is dealt so every hand has 8, then 8 tricks with the duties to follow
+suit and to trump / overtrump when the partner is not master. ``returns()`` are the teams' match
+points. Rule choices where the seed is silent or ambiguous follow RULES.md §3 and its options §6.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+from typing import Any
+
+from engine.cards import CARD_BY_TEXT, SUIT_OF, TEXT_OF, Card, card, make_deck
+from engine.game import TERMINAL, Game, State
+from engine.registry import register
+from engine.tricks import TrickTable, best_index, power_table
+
+DECK = make_deck(lowest_rank=7)
+SUITS = "cdhs"  # in the order of their action texts
+LAST_TRICK_BONUS = 10  # "dix de der"
+BELOTE_BONUS = 20
+CAPOT_BONUS = 90
+DEAL_POINTS = 162  # card points 152 + last trick 10
+TRICKS_PER_DEAL = 8
+
+# Rank characters from lowest to highest, with card points (RULES.md §3.1).
+TRUMP_ORDER = "78QKTA9J"
+PLAIN_ORDER = "789JQKTA"
+TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
+PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
+
+# Seat (as an offset from the dealer) of deck indices 0-19: packets of 3 then 2 from the left.
+FIRST_DEAL_OFFSETS = (1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0, 1, 1, 2, 2, 3, 3, 0, 0)
+UPCARD_INDEX = 20
+
+BID_ROUND1 = ["pass", "take"]
+BID_ROUND2 = {s: ["pass"] + [f"trump:{t}" for t in SUITS if t != s] for s in SUITS}
+
+
+class Phase(StrEnum):
+    BID1 = "bid1"  # take the upcard's suit or pass
+    BID2 = "bid2"  # name another suit or pass
+    PLAY = "play"
+    OVER = "over"
+
+
+class Outcome(StrEnum):
+    """How a deal was scored (recorded in the deal's info)."""
+
+    VOID = "void"  # all passed twice: no score
+    SUCCESS = "success"
+    CAPOT = "capot"  # attackers took every point
+    FAILURE = "failure"
+    DEFENDERS_CAPOT = "defenders_capot"
+    LITIGE = "litige"  # equal totals: attackers' points wait for the next scored deal
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params:
+    """Rule options of RULES.md §6 (defaults = the seed's rules) and the match length."""
+
+    #: who leads the first trick: the dealer (seed, BEL-1) or the player left of the dealer
+    first_lead: str = field(default="dealer", metadata={"choices": ("dealer", "eldest")})
+    #: on a trump lead a player must beat the highest trump on the table if able (BEL-4)
+    overtrump_on_trump_lead: bool = True
+    #: a void player who cannot overtrump must still play a (lower) trump (BEL-5)
+    undertrump: bool = False
+    #: on failure the attackers keep their own belote 20 (BEL-7)
+    belote_stays_with_holder: bool = False
+    #: capot means winning all 8 tricks rather than taking all 162 points (BEL-8)
+    capot_all_tricks: bool = False
+    #: defenders who take every point (every trick with ``capot_all_tricks``) get +90 (BEL-9)
+    defender_capot_bonus: bool = True
+    #: the game ends at ``>= target`` instead of ``> target`` (BEL-11)
+    target_inclusive: bool = False
+    #: match length: the game ends after a deal that leaves a team above this many points
+    target: int = field(default=1000, metadata={"range": (1, 100_000)})
+
+
+@cache
+def rank_strengths(trump: bool) -> tuple[int, ...]:
+    """Strength 1..8 of every card as a trump (``trump=True``) or as a plain card."""
+    order = TRUMP_ORDER if trump else PLAIN_ORDER
+    return tuple(order.index(t[0]) + 1 if t[0] in order else 0 for t in TEXT_OF)
+
+
+@cache
+def trick_power(trump: str, led: str) -> tuple[int, ...]:
+    """Power of each card in a trick led with ``led`` (trumps 101..108, suit led 1..8)."""
+    plain, trumps = rank_strengths(False), rank_strengths(True)
+    return power_table(trump, led, SUIT_OF, plain.__getitem__, trumps.__getitem__)
+
+
+@cache
+def card_points(trump: str) -> tuple[int, ...]:
+    """Card points of every card when ``trump`` is trump (RULES.md §3.1)."""
+    return tuple(
+        (TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF
+    )
+
+
+@cache
+def belote_pair(trump: str) -> tuple[Card, Card]:
+    """The king and queen of trumps."""
+    return card("K" + trump), card("Q" + trump)
+
+
+def score_deal(
+    params: Params,
+    attackers: int,
+    points: Sequence[int],
+    tricks: Sequence[int],
+    belote_team: int | None,
+) -> tuple[list[int], Outcome]:
+    """Scores per team of one played deal, before the litige pot (RULES.md §3.5).
+
+    ``points`` are the teams' card points including the last trick (summing to 162), ``tricks``
+    the number of tricks each team won, ``belote_team`` the team whose player held K+Q of trumps.
+    """
+    defenders = 1 - attackers
+    bel = [0, 0]
+    if belote_team is not None:
+        bel[belote_team] = BELOTE_BONUS
+    if params.capot_all_tricks:
+        capot = [tricks[0] == TRICKS_PER_DEAL, tricks[1] == TRICKS_PER_DEAL]
+    else:
+        capot = [points[0] == DEAL_POINTS, points[1] == DEAL_POINTS]
+    total_att = points[attackers] + bel[attackers]
+    total_def = points[defenders] + bel[defenders]
+    scores = [0, 0]
+    if capot[attackers]:
+        scores[attackers] = DEAL_POINTS + CAPOT_BONUS + bel[attackers]
+        scores[defenders] = bel[defenders]
+        return scores, Outcome.CAPOT
+    if total_att > total_def:
+        scores[attackers], scores[defenders] = total_att, total_def
+        return scores, Outcome.SUCCESS
+    if total_att == total_def:
+        scores[defenders] = total_def
+        return scores, Outcome.LITIGE
+    if params.belote_stays_with_holder:
+        scores[attackers] = bel[attackers]
+        scores[defenders] = DEAL_POINTS + bel[defenders]
+    else:
+        scores[defenders] = total_att + total_def
+    if capot[defenders] and params.defender_capot_bonus:
+        scores[defenders] += CAPOT_BONUS
+        return scores, Outcome.DEFENDERS_CAPOT
+    return scores, Outcome.FAILURE
+
+
+@register
+class BeloteGame(Game):
+    name = "belote"
+    title = "Belote"
+    Params = Params
+    teams = ((0, 2), (1, 3))
+    example_params = [
+        {},
+        {
+            "first_lead": "eldest",
+            "overtrump_on_trump_lead": False,
+            "undertrump": True,
+            "belote_stays_with_holder": True,
+            "capot_all_tricks": True,
+            "defender_capot_bonus": False,
+            "target_inclusive": True,
+            "target": 300,
+        },
+    ]
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK)
+
+    def new_initial_state(
+        self,
+        seed: int,
+        *,
+        decks: Sequence[Sequence[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> BeloteState:
+        return BeloteState(self, seed, decks, first_dealer)
+
+
+class BeloteState(State):
+    game: BeloteGame
+
+    def __init__(self, game: BeloteGame, seed: int, decks: Any, first_dealer: int | None) -> None:
+        super().__init__(game, seed, decks, first_dealer)
+        self.params: Params = game.params
+        self.scores = [0, 0]  # match points per team
+        self.litige = 0  # attackers' points set aside by tied deals, waiting for a winner
+        self.dealer = self.first_dealer
+        self._deal()
+
+    # -- deal ------------------------------------------------------------------------------
+
+    def _deal(self) -> None:
+        """Five cards each (3 + 2 from the dealer's left) and the upcard; bidding starts."""
+        deck = self.deck_for(len(self.deals))
+        dealer = self.dealer
+        hands: list[list[Card]] = [[], [], [], []]
+        for k, offset in enumerate(FIRST_DEAL_OFFSETS):
+            hands[(dealer + offset) % 4].append(deck[k])
+        for hand in hands:
+            hand.sort()
+        self.hands = hands
+        self.upcard = deck[UPCARD_INDEX]
+        self.stock = deck[UPCARD_INDEX + 1 :]  # dealt once someone takes
+        record = self.start_deal_record(dealer, deck)
+        record.hands = [[TEXT_OF[c] for c in h] for h in hands]
+        record.info = {"upcard": TEXT_OF[self.upcard]}
+        self.phase = Phase.BID1
+        self.bids: list[dict[str, Any]] = []
+        self.taker: int | None = None
+        self.trump: str | None = None
+        self.points = [0, 0]  # card points (and dix de der) won by each team in this deal
+        self.belote: list[dict[str, Any]] = []  # public announcements
+        self.belote_seat: int | None = None
+        self.table = TrickTable(4, dealer)
+        self.player = (dealer + 1) % 4
+
+    def _complete_deal(self, taker: int) -> None:
+        """The taker picks up the upcard; indices 21-31 go 3 each from the dealer's left.
+
+        The taker gets only 2 of them, so that every hand has 8 cards (RULES.md §3.3).
+        """
+        stock = self.stock
+        k = 0
+        for offset in (1, 2, 3, 4):
+            seat = (self.dealer + offset) % 4
+            n = 2 if seat == taker else 3
+            self.hands[seat].extend(stock[k : k + n])
+            k += n
+        self.hands[taker].append(self.upcard)
+        for hand in self.hands:
+            hand.sort()
+        self.stock = []
+        record = self.deals[-1]
+        record.hands = [[TEXT_OF[c] for c in h] for h in self.hands]
+        record.info.update(trump=self.trump, taker=taker)
+
+    # -- the uniform API -------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self.player
+
+    def _legal_actions(self) -> list[str]:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            return self._legal_cards()
+        if phase is Phase.BID1:
+            return list(BID_ROUND1)
+        return list(BID_ROUND2[SUIT_OF[self.upcard]])
+
+    def _legal_cards(self) -> list[str]:
+        """RULES.md §3.4: follow suit, overtrump on a trump lead, trump when partner not master."""
+        hand = self.hands[self.player]
+        trick = self.table.cards
+        if not trick:
+            return [TEXT_OF[c] for c in hand]
+        trump = self.trump
+        assert trump is not None
+        led = SUIT_OF[trick[0]]
+        power = trick_power(trump, led)
+        follow = [c for c in hand if SUIT_OF[c] == led]
+        if follow:
+            if led == trump and self.params.overtrump_on_trump_lead:
+                top = max(power[c] for c in trick)
+                over = [c for c in follow if power[c] > top]
+                if over:
+                    return [TEXT_OF[c] for c in over]
+            return [TEXT_OF[c] for c in follow]
+        winner = best_index(trick, power)
+        if winner == len(trick) - 2:  # the partner played two cards ago and is master
+            return [TEXT_OF[c] for c in hand]
+        top = power[trick[winner]]
+        beat = [TEXT_OF[c] for c in hand if power[c] > top]
+        if beat:
+            return beat
+        if self.params.undertrump:
+            trumps = [TEXT_OF[c] for c in hand if SUIT_OF[c] == trump]
+            if trumps:
+                return trumps
+        return [TEXT_OF[c] for c in hand]
+
+    def _apply(self, action: str) -> None:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            self._apply_play(CARD_BY_TEXT[action])
+        elif phase is Phase.BID1:
+            self._apply_bid(action, SUIT_OF[self.upcard] if action == "take" else None)
+        else:
+            self._apply_bid(action, action[-1] if action != "pass" else None)
+
+    # -- bidding ---------------------------------------------------------------------------
+
+    def _apply_bid(self, action: str, trump: str | None) -> None:
+        seat = self.player
+        self.bids.append({"seat": seat, "bid": action})
+        if trump is not None:
+            self.trump = trump
+            self.taker = seat
+            self._complete_deal(seat)
+            self._start_play()
+        elif len(self.bids) == 4:
+            self.phase = Phase.BID2
+            self.player = (self.dealer + 1) % 4
+        elif len(self.bids) == 8:
+            self._void_deal()
+        else:
+            self.player = (seat + 1) % 4
+
+    def _void_deal(self) -> None:
+        """Everyone passed twice: no score, no litige effect; the next player deals."""
+        self.deals[-1].info["outcome"] = Outcome.VOID.value
+        self.finish_deal_record([0, 0, 0, 0])
+        self.dealer = (self.dealer + 1) % 4
+        self._deal()
+
+    # -- play ------------------------------------------------------------------------------
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        leader = self.dealer if self.params.first_lead == "dealer" else (self.dealer + 1) % 4
+        self.table = TrickTable(4, leader)
+        self.player = leader
+
+    def _apply_play(self, c: Card) -> None:
+        table = self.table
+        seat = self.player
+        self.hands[seat].remove(c)
+        trump = self.trump
+        assert trump is not None
+        if SUIT_OF[c] == trump and c in belote_pair(trump):
+            self._announce_belote(seat, c)
+        if not table.play(seat, c):
+            self.player = (seat + 1) % 4
+            return
+        points = card_points(trump)
+        won = points[table.cards[0]] + points[table.cards[1]] + points[table.cards[2]]
+        won += points[table.cards[3]]
+        winner = table.finish(trick_power(trump, SUIT_OF[table.cards[0]]))
+        if len(table.completed) == TRICKS_PER_DEAL:
+            self.points[winner % 2] += won + LAST_TRICK_BONUS
+            self._score_deal()
+        else:
+            self.points[winner % 2] += won
+            self.player = winner
+
+    def _announce_belote(self, seat: int, c: Card) -> None:
+        """Belote when the holder of K+Q of trumps plays the first of them, rebelote the second."""
+        assert self.trump is not None
+        king, queen = belote_pair(self.trump)
+        other = queen if c == king else king
+        if self.belote_seat is None:
+            if other in self.hands[seat]:
+                self.belote_seat = seat
+                self.belote.append({"seat": seat, "call": "belote", "card": TEXT_OF[c]})
+        elif self.belote_seat == seat:
+            self.belote.append({"seat": seat, "call": "rebelote", "card": TEXT_OF[c]})
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    def _score_deal(self) -> None:
+        assert self.taker is not None
+        attackers = self.taker % 2
+        won = self.table.won
+        tricks = [won[0] + won[2], won[1] + won[3]]
+        belote_team = None if self.belote_seat is None else self.belote_seat % 2
+        deal, outcome = score_deal(self.params, attackers, self.points, tricks, belote_team)
+        awarded = 0
+        if outcome is Outcome.LITIGE:
+            bonus = BELOTE_BONUS if belote_team == attackers else 0
+            self.litige += self.points[attackers] + bonus  # the attackers' total waits
+        elif self.litige:
+            winner = attackers if outcome in (Outcome.SUCCESS, Outcome.CAPOT) else 1 - attackers
+            deal[winner] += self.litige
+            awarded, self.litige = self.litige, 0
+        self.scores[0] += deal[0]
+        self.scores[1] += deal[1]
+        self.deals[-1].info.update(
+            card_points=list(self.points),
+            tricks=tricks,
+            belote=self.belote_seat,
+            outcome=outcome.value,
+            litige_awarded=awarded,
+            litige_pot=self.litige,
+        )
+        self.finish_deal_record([deal[0], deal[1], deal[0], deal[1]])
+        if self._game_over():
+            self.phase = Phase.OVER
+            self.player = TERMINAL
+        else:
+            self.dealer = (self.dealer + 1) % 4
+            self._deal()
+
+    def _game_over(self) -> bool:
+        """A team passed the target (RULES.md §3.6); equal totals play on."""
+        a, b = self.scores
+        if a == b:
+            return False
+        top = max(a, b)
+        target = self.params.target
+        return top >= target if self.params.target_inclusive else top > target
+
+    # -- results and observations ----------------------------------------------------------
+
+    def returns(self) -> list[float]:
+        a, b = float(self.scores[0]), float(self.scores[1])
+        return [a, b, a, b]
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        table = self.table
+        player = self.player
+        return {
+            "game": "belote",
+            "seat": seat,
+            "phase": self.phase,
+            "to_act": player,
+            "deal": len(self.deals) - 1,
+            "dealer": self.dealer,
+            "hand": [TEXT_OF[c] for c in self.hands[seat]],
+            "hand_sizes": [len(h) for h in self.hands],
+            "upcard": TEXT_OF[self.upcard],
+            "bids": self.bids[:],
+            "taker": self.taker,
+            "trump": self.trump,
+            "trick": table.current(),
+            "tricks": table.completed[:],
+            "points": self.points[:],
+            "belote": self.belote[:],
+            "scores": self.scores[:],
+            "litige": self.litige,
+            "target": self.params.target,
+            "legal": self.legal_actions() if player == seat else [],
+        }
+
+    def _illegal_reason(self, action: str) -> str:
+        if self.phase is Phase.BID2 and action == f"trump:{SUIT_OF[self.upcard]}":
+            return "the upcard's suit cannot be named in the second round"
+        if self.phase is not Phase.PLAY or not self.table.cards:
+            return ""
+        if action not in TEXT_OF or card(action) not in self.hands[self.player]:
+            return "not a card in your hand"
+        return "must follow suit, overtrump a trump lead, or trump when the partner is not master"
+
+    def redeal_hidden(self, seat: int, rng: random.Random) -> State:
+        """Shuffle the other hands and the undealt stock, keeping the cards known to be placed.
+
+        Known placements: the upcard in the taker's hand (until played) and, after a belote
+        announcement, the other belote card in the announcer's hand (until played).
+        """
+        other = self.clone()
+        assert isinstance(other, BeloteState)
+        pinned: list[tuple[int, Card]] = []
+        taker = other.taker
+        if taker is not None and taker != seat and other.upcard in other.hands[taker]:
+            pinned.append((taker, other.upcard))
+        holder = other.belote_seat
+        if holder is not None and holder != seat and other.trump is not None:
+            for c in belote_pair(other.trump):
+                if c in other.hands[holder]:
+                    pinned.append((holder, c))
+        for owner, c in pinned:
+            other.hands[owner].remove(c)
+        places = [other.hands[s] for s in range(4) if s != seat] + [other.stock]
+        pool = [c for place in places for c in place]
+        rng.shuffle(pool)
+        for place in places:
+            size = len(place)
+            place[:] = pool[:size]
+            del pool[:size]
+        for owner, c in pinned:
+            other.hands[owner].append(c)
+        for s in range(4):
+            other.hands[s].sort()
+        other._legal = None
+        return other
+

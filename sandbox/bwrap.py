@@ -1,0 +1,220 @@
+"""The bubblewrap command line that confines one bot.
+
+Threat model
+------------
+A bot is arbitrary code written by a stranger who wants to win, cheat, or break things. It must
+not be able to: reach the network (including loopback and the worker's own services); read
+anything but its own files and the runtime it runs on (not the project tree, the database, media,
+other bots, ``/etc/shadow``, the worker's environment and its secrets); write anywhere but a small
+private tmpfs; see or signal other processes; outlive its match; or exhaust the worker's memory,
+processes, file descriptors, disk or time. bubblewrap is only as safe as its arguments, so this
+module builds them in one place:
+
+* ``--unshare-all`` (user, pid, net, ipc, uts, cgroup namespaces) and never ``--share-net``: the
+  bot's network namespace holds only a down loopback interface. ``--disable-userns``: no nested
+  user namespaces (less kernel surface).
+* A fresh, empty root (made read-only at the end) holding only read-only binds of the runtime's
+  files — the interpreter, its standard library directories, and the shared libraries those load
+  (found with ``ldd`` on trusted system files) — plus ``/bot`` (the staged bot, read-only), a
+  size-capped ``/tmp`` tmpfs (the only writable place), ``--proc``, a minimal ``--dev``.
+* ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR``: no secrets, no DB URL.
+* ``--new-session`` (no terminal injection), ``--die-with-parent`` (the bot dies with the worker;
+  the kernel then kills everything in its pid namespace), no capabilities inside.
+* Resource limits are set *inside* the namespaces by ``prlimit`` just before the bot's program
+  starts, so bubblewrap itself is unaffected and ``RLIMIT_NPROC`` is counted per user namespace:
+  one bot's fork bomb cannot starve another. Root ignores ``RLIMIT_NPROC``, so a root worker
+  starts bubblewrap as an unprivileged slot uid (:mod:`sandbox.slots`).
+
+Not covered: kernel vulnerabilities (no seccomp filter yet), CPU cache side channels, and a bot
+spinning between its own decisions (bounded by ``RLIMIT_CPU`` and by the time bank only).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from .elf import NotElf, elf_interpreter
+from .limits import Limits
+from .runtimes import BOT_MOUNT, ResolvedRuntime
+
+PRLIMIT = "/usr/bin/prlimit"
+SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+_MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap cannot confine bots on this machine; untrusted bots must not run."""
+
+
+def bwrap_executable() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) or run "
+            "only your own bots with --trusted"
+        )
+    if not os.path.exists(PRLIMIT):
+        raise SandboxUnavailable(f"{PRLIMIT} (util-linux) is missing; it applies the rlimits")
+    return path
+
+
+@functools.cache
+def check_bwrap(uid: int | None) -> None:
+    """Try a throw-away sandbox as ``uid`` once per process; raise a clear error if it fails."""
+    argv = [
+        bwrap_executable(), "--unshare-all", "--disable-userns", "--die-with-parent",
+        "--ro-bind", "/", "/", "--", PRLIMIT, "--nproc=4", "--", "true",
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, timeout=10, **_as_user(uid)  # type: ignore[call-overload]
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise SandboxUnavailable(f"cannot run bubblewrap: {err}") from None
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip()
+        raise SandboxUnavailable(
+            f"bubblewrap does not work here ({why or f'exit {done.returncode}'}). It needs "
+            "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces > 0; on Ubuntu also an AppArmor profile for bwrap)"
+        )
+
+
+def _as_user(uid: int | None) -> dict[str, object]:
+    if uid is None:
+        return {}
+    return {"user": uid, "group": uid, "extra_groups": []}
+
+
+@functools.cache
+def shared_libraries(files: tuple[str, ...]) -> tuple[str, ...]:
+    """Shared libraries (and loaders) the given *trusted* ELF files need.
+
+    Asks each file's own loader (``ld.so --list``, what ``ldd`` does) in parallel: one ``ldd``
+    over Python's ~50 extension modules takes 400 ms, this takes 50 ms.
+    """
+    jobs = []
+    for path in files:
+        try:
+            loader = elf_interpreter(path) or _default_loader()
+        except (NotElf, OSError):
+            continue
+        jobs.append(
+            subprocess.Popen(
+                [loader, "--list", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        )
+    found: set[str] = set()
+    for job in jobs:
+        out = job.communicate(timeout=30)[0].decode(errors="replace")
+        for line in out.splitlines():
+            line = line.strip()
+            if "=>" in line:
+                line = line.split("=>", 1)[1].strip()
+            path = line.split(" (", 1)[0].strip()
+            if path.startswith("/") and os.path.exists(path):
+                found.add(path)
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _default_loader() -> str:
+    """The system's loader (the one ``prlimit`` uses), for shared libraries without PT_INTERP."""
+    loader = elf_interpreter(PRLIMIT)
+    if loader is None:
+        raise SandboxUnavailable(f"{PRLIMIT} is static; cannot find the dynamic loader")
+    return loader
+
+
+def _elf_files(runtime: ResolvedRuntime) -> tuple[str, ...]:
+    files = [PRLIMIT]
+    if runtime.interpreter:
+        files.append(runtime.interpreter)
+    for directory in runtime.library_dirs:
+        for path in Path(directory).iterdir():  # extension modules (lib-dynload)
+            if path.suffix == ".so" and path.is_file():
+                files.append(str(path))
+    return tuple(files)
+
+
+@functools.cache
+def runtime_mounts(runtime: ResolvedRuntime) -> tuple[str, ...]:
+    """The bwrap arguments that make ``runtime`` (and prlimit) runnable; cached per runtime."""
+    links: dict[str, str] = {}
+    binds: set[str] = set()
+    for top in _MERGED_USR_LINKS:  # /lib -> usr/lib on merged-/usr systems
+        if os.path.islink(top):
+            links[top] = os.readlink(top)
+    programs = [PRLIMIT] + ([runtime.interpreter] if runtime.interpreter else [])
+    wanted = [*programs, *shared_libraries(_elf_files(runtime))]
+    for path in wanted:
+        _resolve_into(path, links, binds)
+    dirs = _outermost(runtime.library_dirs)
+    binds = {b for b in binds if not any(b.startswith(d + "/") for d in dirs)}
+    args: list[str] = []
+    for link, target in sorted(links.items(), key=lambda kv: kv[0].count("/")):
+        args += ["--symlink", target, link]
+    for path in sorted(binds | set(dirs)):
+        args += ["--ro-bind", path, path]
+    return tuple(args)
+
+
+def _outermost(dirs: tuple[str, ...]) -> list[str]:
+    """Drop directories nested in another one of the list (lib-dynload in the stdlib)."""
+    return [d for d in sorted(set(dirs)) if not any(d.startswith(o + "/") for o in dirs)]
+
+
+def _resolve_into(path: str, links: dict[str, str], binds: set[str]) -> None:
+    """Bind the real file behind ``path``; recreate each file-level symlink met on the way."""
+    for _ in range(16):
+        real_dir = os.path.realpath(os.path.dirname(path))
+        path = os.path.join(real_dir, os.path.basename(path))
+        if not os.path.islink(path):
+            binds.add(path)
+            return
+        target = os.readlink(path)
+        links[path] = target
+        path = os.path.normpath(os.path.join(real_dir, target))
+    raise SandboxUnavailable(f"too many symbolic links resolving {path}")
+
+
+def bwrap_argv(
+    runtime: ResolvedRuntime,
+    bot_root: Path,
+    command: list[str],
+    limits: Limits,
+) -> list[str]:
+    """The full argv: bubblewrap, then prlimit, then the bot's ``command``."""
+    nproc = runtime.max_processes(limits) + 1  # + bubblewrap's init (pid 1 of the namespace)
+    cpu = limits.cpu_seconds
+    return [
+        bwrap_executable(),
+        "--unshare-all",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        *[arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)],
+        "--hostname", "bot",
+        *runtime_mounts(runtime),
+        "--ro-bind", str(bot_root), BOT_MOUNT,
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--perms", "1777", "--size", str(limits.tmpfs_size_bytes), "--tmpfs", "/tmp",
+        "--remount-ro", "/",
+        "--chdir", BOT_MOUNT,
+        "--",
+        PRLIMIT,
+        f"--as={runtime.address_space_bytes(limits)}",
+        f"--cpu={cpu}:{cpu + 1}",
+        f"--nproc={nproc}",
+        f"--nofile={limits.max_open_files}",
+        f"--fsize={limits.max_file_size_bytes}",
+        "--core=0",
+        "--",
+        *command,
+    ]  # fmt: skip

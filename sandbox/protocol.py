@@ -1,0 +1,94 @@
+"""The bot protocol, version 1: JSON Lines over stdin/stdout, UTF-8 (see docs/protocol.md).
+
+Engine -> bot::
+
+    {"type": "hello", "version": 1, "game": "belote", "seat": 2, "params": {...}, "limits": {...}}
+    {"type": "act", "id": 7, "observation": {...}, "legal": ["7h", "Ah"], "time_left_ms": 59870}
+    {"type": "over", "result": {"scores": [...], "terminal": true, "seat": 2}}
+
+Bot -> engine::
+
+    {"type": "ready"}
+    {"id": 7, "action": "Ah"}
+
+The match seed is never sent: deals are derived from it, so a bot knowing it would see all hands.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PROTOCOL_VERSION = 1
+
+
+class ProtocolViolation(Exception):
+    """The bot's line breaks the protocol; the message says how, for the bot's author."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One protocol line (compact JSON, UTF-8, newline-terminated)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def hello(game: str, seat: int, params: dict[str, Any], limits: dict[str, int]) -> dict[str, Any]:
+    return {
+        "type": "hello",
+        "version": PROTOCOL_VERSION,
+        "game": game,
+        "seat": seat,
+        "params": params,
+        "limits": limits,
+    }
+
+
+def act(decision: int, observation: dict[str, Any], legal: list[str], time_left_ms: int) -> bytes:
+    # Built by hand around the observation to save a dict copy on the hot path.
+    return encode(
+        {
+            "type": "act",
+            "id": decision,
+            "observation": observation,
+            "legal": legal,
+            "time_left_ms": time_left_ms,
+        }
+    )
+
+
+def over(result: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "over", "result": result}
+
+
+def _decode(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except UnicodeDecodeError:
+        raise ProtocolViolation("the line is not UTF-8") from None
+    except json.JSONDecodeError as err:
+        raise ProtocolViolation(f"not JSON ({err.msg} at column {err.colno}): {_show(line)}") from None
+    if not isinstance(message, dict):
+        raise ProtocolViolation(f"expected a JSON object, got {_show(line)}")
+    return message
+
+
+def parse_ready(line: bytes) -> dict[str, Any]:
+    message = _decode(line)
+    if message.get("type") != "ready":
+        raise ProtocolViolation(f'expected {{"type": "ready"}} after hello, got {_show(line)}')
+    return message
+
+
+def parse_reply(line: bytes, decision: int) -> str:
+    """The action of a reply to act ``decision``."""
+    message = _decode(line)
+    if message.get("id") != decision or isinstance(message.get("id"), bool):
+        raise ProtocolViolation(f"expected a reply with id {decision}, got {_show(line)}")
+    action = message.get("action")
+    if not isinstance(action, str):
+        raise ProtocolViolation(f'the reply needs "action" as a string, got {_show(line)}')
+    return action
+
+
+def _show(line: bytes, limit: int = 120) -> str:
+    text = line.decode("utf-8", errors="replace")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
