@@ -1,4 +1,4 @@
-"""Bot packages: a single source file, or a ``.zip`` (or directory) with a ``bot.toml``/``bot.json``.
+"""Bot packages: one source file, or a ``.zip`` (or a directory) with ``bot.toml``/``bot.json``.
 
 Loading a bot *stages* it: its files are copied into a fresh directory that the unprivileged
 sandbox uid can read (and nothing else can list), which the sandbox then binds read-only at
@@ -22,6 +22,7 @@ import tempfile
 import tomllib
 import weakref
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -83,7 +84,7 @@ def staging_base() -> Path:
 
 
 def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -> BotPackage:
-    """Stage the bot at ``path`` (a ``.py``/``.js``/static executable, a ``.zip`` or a directory)."""
+    """Stage the bot at ``path``: a ``.py``/``.js``/static executable, a ``.zip`` or a directory."""
     caps = caps or PackageCaps()
     source = Path(path)
     if not source.exists():
@@ -95,7 +96,10 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
             _copy_tree(source, root, caps)
             manifest = _read_manifest(root)
         elif zipfile.is_zipfile(source):
-            _unpack_zip(source, root, caps)
+            try:
+                _unpack_zip(source, root, caps)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as err:
+                raise BotPackageError(f"the archive is damaged or unsupported: {err}") from None
             root_with_manifest = _manifest_root(root)
             manifest = _read_manifest(root_with_manifest)
             if root_with_manifest != root:  # the zip wrapped everything in one folder
@@ -139,7 +143,9 @@ def _safe_name(name: str, caps: PackageCaps) -> str:
     if "\\" in name:
         raise BotPackageError(f"{name!r}: backslashes are not allowed in paths")
     if len(name) > caps.max_path_chars:
-        raise BotPackageError(f"{name[:60]!r}...: path longer than {caps.max_path_chars} characters")
+        raise BotPackageError(
+            f"{name[:60]!r}...: path longer than {caps.max_path_chars} characters"
+        )
     pure = PurePosixPath(name)
     if pure.is_absolute() or (len(name) > 1 and name[1] == ":"):
         raise BotPackageError(f"{name!r}: absolute paths are not allowed")
@@ -158,7 +164,9 @@ def _unpack_zip(source: Path, root: Path, caps: PackageCaps) -> None:
     with zipfile.ZipFile(source) as archive:
         members = archive.infolist()
         if len(members) > caps.max_files:
-            raise BotPackageError(f"archive has {len(members)} entries; the limit is {caps.max_files}")
+            raise BotPackageError(
+                f"archive has {len(members)} entries; the limit is {caps.max_files}"
+            )
         declared = sum(m.file_size for m in members)
         if declared > caps.max_unpacked_bytes:
             raise BotPackageError(

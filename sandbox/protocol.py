@@ -43,7 +43,6 @@ def hello(game: str, seat: int, params: dict[str, Any], limits: dict[str, int]) 
 
 
 def act(decision: int, observation: dict[str, Any], legal: list[str], time_left_ms: int) -> bytes:
-    # Built by hand around the observation to save a dict copy on the hot path.
     return encode(
         {
             "type": "act",
@@ -65,7 +64,9 @@ def _decode(line: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ProtocolViolation("the line is not UTF-8") from None
     except json.JSONDecodeError as err:
-        raise ProtocolViolation(f"not JSON ({err.msg} at column {err.colno}): {_show(line)}") from None
+        raise ProtocolViolation(
+            f"not JSON ({err.msg} at column {err.colno}): {_show(line)}"
+        ) from None
     if not isinstance(message, dict):
         raise ProtocolViolation(f"expected a JSON object, got {_show(line)}")
     return message

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .limits import MiB, Limits
+from .limits import Limits, MiB
 
 BOT_MOUNT = "/bot"  # where the bot's directory appears inside the sandbox
 
@@ -61,11 +61,12 @@ class ResolvedRuntime:
     interpreter: str | None
     library_dirs: tuple[str, ...]
 
-    def command(self, entry: str, limits: Limits) -> list[str]:
+    def command(self, entry: str, limits: Limits, *, root: str = BOT_MOUNT) -> list[str]:
+        """The bot's command line; ``root`` is where its directory is (``/bot`` when sandboxed)."""
         heap_mib = max(16, self.address_space_bytes(limits) // MiB // 2)
         values = {
             "interpreter": self.interpreter or "",
-            "entry": f"{BOT_MOUNT}/{entry}",
+            "entry": f"{root}/{entry}",
             "heap_mib": str(heap_mib),
         }
         return [part.format(**values) for part in self.runtime.argv]

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/run.sh and scripts/test.sh (sourced, not run).
 
 say() { printf '==> %s\n' "$*"; }

@@ -207,6 +207,9 @@ class BauerState(State):
         }
 
     def _illegal_reason(self, action: str) -> str:
-        if self.phase is Phase.PLAY and self.table.cards:
-            return f"must follow the suit led ({self.eff[self.table.cards[0]]}, bauers count as trump)"
-        return ""
+        if self.phase is not Phase.PLAY:
+            return ""
+        if CARD_BY_TEXT.get(action) not in self.hands[self.player]:
+            return "not a card in your hand"
+        led = self.eff[self.table.cards[0]]
+        return f"must follow the suit led ({led}; the bauers count as trump)"

@@ -156,6 +156,55 @@ def score_deal(
     return scores, Outcome.FAILURE
 
 
+def legal_cards(
+    hand: Sequence[Card], trick: Sequence[Card], trump: str, params: Params
+) -> list[str]:
+    """Cards of ``hand`` that may be played to ``trick`` (RULES.md §3.4), as sorted texts.
+
+    Follow suit (beating the highest trump on a trump lead when able); when void, the partner
+    (who played two cards before) being master leaves the choice free, otherwise a card that
+    beats the trick must be played if held (only trumps can), else, with ``undertrump``, a trump.
+    """
+    if not trick:
+        return [TEXT_OF[c] for c in hand]
+    led = SUIT_OF[trick[0]]
+    power = trick_power(trump, led)
+    follow = [c for c in hand if SUIT_OF[c] == led]
+    if follow:
+        if led == trump and params.overtrump_on_trump_lead:
+            top = max(power[c] for c in trick)
+            over = [TEXT_OF[c] for c in follow if power[c] > top]
+            if over:
+                return over
+        return [TEXT_OF[c] for c in follow]
+    winner = best_index(trick, power)
+    if winner == len(trick) - 2:  # the partner is master: free choice
+        return [TEXT_OF[c] for c in hand]
+    top = power[trick[winner]]
+    beat = [TEXT_OF[c] for c in hand if power[c] > top]
+    if beat:
+        return beat
+    if params.undertrump:
+        trumps = [TEXT_OF[c] for c in hand if SUIT_OF[c] == trump]
+        if trumps:
+            return trumps
+    return [TEXT_OF[c] for c in hand]
+
+
+def trick_winner(trick: Sequence[Card], trump: str) -> int:
+    """Position in ``trick`` (play order) of the winning card."""
+    return best_index(trick, trick_power(trump, SUIT_OF[trick[0]]))
+
+
+def game_over(scores: Sequence[int], params: Params) -> bool:
+    """After a scored deal: a team passed the target (RULES.md §3.6); equal totals play on."""
+    a, b = scores
+    if a == b:
+        return False
+    top = max(a, b)
+    return top >= params.target if params.target_inclusive else top > params.target
+
+
 @register
 class BeloteGame(Game):
     name = "belote"
@@ -262,35 +311,9 @@ class BeloteState(State):
         return list(BID_ROUND2[SUIT_OF[self.upcard]])
 
     def _legal_cards(self) -> list[str]:
-        """RULES.md §3.4: follow suit, overtrump on a trump lead, trump when partner not master."""
-        hand = self.hands[self.player]
-        trick = self.table.cards
-        if not trick:
-            return [TEXT_OF[c] for c in hand]
         trump = self.trump
         assert trump is not None
-        led = SUIT_OF[trick[0]]
-        power = trick_power(trump, led)
-        follow = [c for c in hand if SUIT_OF[c] == led]
-        if follow:
-            if led == trump and self.params.overtrump_on_trump_lead:
-                top = max(power[c] for c in trick)
-                over = [c for c in follow if power[c] > top]
-                if over:
-                    return [TEXT_OF[c] for c in over]
-            return [TEXT_OF[c] for c in follow]
-        winner = best_index(trick, power)
-        if winner == len(trick) - 2:  # the partner played two cards ago and is master
-            return [TEXT_OF[c] for c in hand]
-        top = power[trick[winner]]
-        beat = [TEXT_OF[c] for c in hand if power[c] > top]
-        if beat:
-            return beat
-        if self.params.undertrump:
-            trumps = [TEXT_OF[c] for c in hand if SUIT_OF[c] == trump]
-            if trumps:
-                return trumps
-        return [TEXT_OF[c] for c in hand]
+        return legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
 
     def _apply(self, action: str) -> None:
         phase = self.phase
@@ -396,21 +419,12 @@ class BeloteState(State):
             litige_pot=self.litige,
         )
         self.finish_deal_record([deal[0], deal[1], deal[0], deal[1]])
-        if self._game_over():
+        if game_over(self.scores, self.params):
             self.phase = Phase.OVER
             self.player = TERMINAL
         else:
             self.dealer = (self.dealer + 1) % 4
             self._deal()
-
-    def _game_over(self) -> bool:
-        """A team passed the target (RULES.md §3.6); equal totals play on."""
-        a, b = self.scores
-        if a == b:
-            return False
-        top = max(a, b)
-        target = self.params.target
-        return top >= target if self.params.target_inclusive else top > target
 
     # -- results and observations ----------------------------------------------------------
 
@@ -461,16 +475,16 @@ class BeloteState(State):
         """
         other = self.clone()
         assert isinstance(other, BeloteState)
-        pinned: list[tuple[int, Card]] = []
+        pinned: dict[Card, int] = {}  # card -> the seat known to hold it
         taker = other.taker
         if taker is not None and taker != seat and other.upcard in other.hands[taker]:
-            pinned.append((taker, other.upcard))
+            pinned[other.upcard] = taker
         holder = other.belote_seat
         if holder is not None and holder != seat and other.trump is not None:
             for c in belote_pair(other.trump):
                 if c in other.hands[holder]:
-                    pinned.append((holder, c))
-        for owner, c in pinned:
+                    pinned[c] = holder
+        for c, owner in pinned.items():
             other.hands[owner].remove(c)
         places = [other.hands[s] for s in range(4) if s != seat] + [other.stock]
         pool = [c for place in places for c in place]
@@ -479,7 +493,7 @@ class BeloteState(State):
             size = len(place)
             place[:] = pool[:size]
             del pool[:size]
-        for owner, c in pinned:
+        for c, owner in pinned.items():
             other.hands[owner].append(c)
         for s in range(4):
             other.hands[s].sort()

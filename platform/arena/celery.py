@@ -33,6 +33,6 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
     task_queues=[Queue("default"), Queue("matches")],
     task_default_queue="default",
-    task_routes={"arena.matches.*": {"queue": "matches"}},
+    task_routes={"arena.ops.*": {"queue": "default"}, "arena.matches.*": {"queue": "matches"}},
 )
 app.autodiscover_tasks()

@@ -27,14 +27,13 @@ VAR_DIR = BASE_DIR / "var"
 env = os.environ
 
 DEBUG = read_bool(env, "DEBUG", default=True)
+ALLOWED_HOSTS = read_list(env, "ALLOWED_HOSTS", default=[])  # DEBUG allows local hosts if empty
 if DEBUG:
     SECRET_KEY = read_str(env, "SECRET_KEY", default="django-insecure-local-quickstart-only")
-    ALLOWED_HOSTS = read_list(env, "ALLOWED_HOSTS", default=[])
 else:
     SECRET_KEY = read_str(env, "SECRET_KEY")
     if len(SECRET_KEY) < 32:
         raise EnvError("SECRET_KEY must have at least 32 characters when DEBUG is off")
-    ALLOWED_HOSTS = read_list(env, "ALLOWED_HOSTS", default=[])
     if not ALLOWED_HOSTS:
         raise EnvError("ALLOWED_HOSTS is required when DEBUG is off")
 
@@ -100,7 +99,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = VAR_DIR / "static"  # filled by collectstatic, served by WhiteNoise
+WHITENOISE_AUTOREFRESH = DEBUG  # look files up per request: no collectstatic needed locally
 # Uploaded bot versions and match replays.
 MEDIA_URL = "media/"
 MEDIA_ROOT = read_path(env, "MEDIA_ROOT", default=VAR_DIR / "media", base_dir=BASE_DIR)

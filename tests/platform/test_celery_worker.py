@@ -75,7 +75,8 @@ def worker(redis_broker_url: str, tmp_path: Path) -> Iterator[Worker]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        redis.Redis.from_url(redis_broker_url).delete(f"_kombu.binding.{queue}", queue)
+        keys = (queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+        redis.Redis.from_url(redis_broker_url).delete(*keys)
 
 
 def test_worker_answers_a_heartbeat_sent_through_redis(worker: Worker) -> None:

@@ -2,11 +2,11 @@
 
 import socket
 from io import StringIO
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from arena.celery import app
 from ops.models import Heartbeat
@@ -24,7 +24,9 @@ def test_ping_worker_command_round_trip_inline() -> None:
 
 
 @pytest.mark.django_db
-def test_ping_is_enqueued_only_after_commit(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_ping_is_enqueued_only_after_commit(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
     with django_capture_on_commit_callbacks() as callbacks:
         heartbeat = heartbeat_send()
     assert len(callbacks) == 1
@@ -62,7 +64,10 @@ def test_task_routes(task: str, queue: str) -> None:
 
 
 @pytest.mark.django_db
-def test_quickstart_admin_is_created_once(django_user_model: type[User]) -> None:
+def test_quickstart_admin_is_created_once(
+    django_user_model: type[User], settings: Settings
+) -> None:
+    settings.DEBUG = True  # the test runner turns it off
     out = StringIO()
     call_command("quickstart_admin", stdout=out)
     call_command("quickstart_admin", stdout=out)
@@ -75,7 +80,7 @@ def test_quickstart_admin_is_created_once(django_user_model: type[User]) -> None
 
 
 @pytest.mark.django_db
-def test_quickstart_admin_refuses_with_debug_off(settings: Any) -> None:
+def test_quickstart_admin_refuses_with_debug_off(settings: Settings) -> None:
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DEBUG off"):
         call_command("quickstart_admin")

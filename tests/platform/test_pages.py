@@ -31,3 +31,10 @@ def test_health_api_reports_database_and_execution_mode(client: Client) -> None:
     response = client.get("/api/health/")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "database": connection.vendor, "execution": "inline"}
+
+
+def test_wsgi_and_asgi_entry_points_load() -> None:
+    from arena.asgi import application as asgi_application
+    from arena.wsgi import application as wsgi_application
+
+    assert callable(wsgi_application) and callable(asgi_application)

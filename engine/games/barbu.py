@@ -1,0 +1,559 @@
+"""Barbu (RULES.md §1 with its §6 options): seven contracts, Geronimo, Doubling, Salad, 32 cards.
+
+One :class:`BarbuState` is a whole game: 4 deals (base), 4n (n-repeat) or 28 / 24 (Geronimo,
+standard / Salad). Each deal: the dealer declares a contract (``contract:no_queens``,
+``contract:trumps:s``, ``contract:domino:6``); with Doubling the three others designate in turn
+(``double:none``, ``double:2``, ``double:all``; ``double:0,2`` with any-subset); then the trick
+contracts are played with the shared trick mechanics, or Domino on a layout of one run per suit.
+``returns()`` is the cumulative score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from engine.cards import CARD_BY_TEXT, RANK_OF, RANK_VALUE, SUIT_OF, SUITS, TEXT_OF, Card
+from engine.errors import InvalidParams
+from engine.game import TERMINAL, Game, State
+from engine.games.barbu_rules import (
+    DECK_32,
+    DECK_52,
+    DOMINO_POINTS,
+    KING_OF_HEARTS,
+    POSITIVE,
+    RANK_TEXT,
+    SALAD_CONTRACTS,
+    SALAD_RULES,
+    STANDARD_CONTRACTS,
+    STANDARD_RULES,
+    SUIT_POSITION,
+    ContractRules,
+    contract_actions,
+    designation_choices,
+    domino_playable,
+    duties_feasible,
+    settle_bets,
+    trick_power,
+)
+from engine.registry import register
+from engine.tricks import TrickTable
+
+_KH_TEXT = TEXT_OF[KING_OF_HEARTS]
+
+
+class Phase(StrEnum):
+    DECLARE = "declare"
+    DOUBLE = "double"
+    PLAY = "play"  # the trick contracts
+    DOMINO = "domino"
+    OVER = "over"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params:
+    """Barbu's rule options (RULES.md §6); defaults follow the seed as resolved in §1."""
+
+    #: base: everyone declares once (4 deals); repeat: ``repeats`` times each; geronimo: every
+    #: declarer declares every contract once (28 deals, 24 with Salad)
+    mode: str = field(default="base", metadata={"choices": ("base", "repeat", "geronimo")})
+    repeats: int = field(default=2, metadata={"choices": (2, 3)})
+    salad: bool = False  # the six Salad contracts replace the seven standard ones
+    deck: int = field(default=52, metadata={"choices": (52, 32)})
+    doubling: bool = False  # designation phase; requires mode="geronimo"
+    #: who leads the first trick: left of the declarer (seed) or the declarer [P][W][BGA]
+    first_player: str = field(default="left", metadata={"choices": ("left", "declarer")})
+    #: who plays first in Domino: as ``first_player``, or forced left / declarer
+    domino_first: str = field(
+        default="first_player", metadata={"choices": ("first_player", "left", "declarer")}
+    )
+    must_trump_when_void: bool = False
+    must_overtrump: bool = False
+    force_kh_discard: bool = False  # a player void in the suit led must discard the K♥
+    doubling_payout: str = field(
+        default="symmetric", metadata={"choices": ("symmetric", "proposer_gain_only")}
+    )
+    doubling_any_subset: bool = False
+    doubling_cap_per_deal: int = field(default=2, metadata={"range": (1, 3)})
+    #: pagat's duties: only the declarer may be doubled in positive contracts, and each
+    #: non-declarer must double each declarer at least twice over that declarer's contracts
+    pagat_doubling_duties: bool = False
+    geronimo_blocks: bool = False  # one declarer for 7 (6) consecutive deals instead of rotating
+
+    def validate(self) -> None:
+        if self.doubling and self.mode != "geronimo":
+            raise InvalidParams("barbu: parameter 'doubling' requires mode='geronimo' (S0:L47)")
+        if self.geronimo_blocks and self.mode != "geronimo":
+            raise InvalidParams("barbu: parameter 'geronimo_blocks' requires mode='geronimo'")
+        if self.repeats != 2 and self.mode != "repeat":
+            raise InvalidParams("barbu: parameter 'repeats' applies only with mode='repeat'")
+        if not self.doubling:
+            changed = [
+                name
+                for name, value, default in (
+                    ("doubling_payout", self.doubling_payout, "symmetric"),
+                    ("doubling_any_subset", self.doubling_any_subset, False),
+                    ("doubling_cap_per_deal", self.doubling_cap_per_deal, 2),
+                    ("pagat_doubling_duties", self.pagat_doubling_duties, False),
+                )
+                if value != default
+            ]
+            if changed:
+                raise InvalidParams(f"barbu: parameter {changed[0]!r} requires doubling=True")
+
+
+@register
+class BarbuGame(Game):
+    name = "barbu"
+    title = "Barbu"
+    Params = Params
+    example_params: ClassVar[list[dict[str, Any]]] = [
+        {},
+        {"mode": "repeat", "repeats": 3},
+        {"mode": "geronimo"},
+        {"mode": "geronimo", "doubling": True},
+        {
+            "mode": "geronimo", "doubling": True, "doubling_any_subset": True,
+            "doubling_payout": "proposer_gain_only", "doubling_cap_per_deal": 1,
+        },
+        {
+            "mode": "geronimo", "doubling": True, "pagat_doubling_duties": True,
+            "geronimo_blocks": True,
+        },
+        {"salad": True},
+        {"salad": True, "mode": "geronimo", "deck": 32, "doubling": True},
+        {"deck": 32, "mode": "repeat", "repeats": 2},
+        {
+            "first_player": "declarer", "domino_first": "left", "must_trump_when_void": True,
+            "must_overtrump": True, "force_kh_discard": True,
+        },
+    ]
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK_32 if self.params.deck == 32 else DECK_52)
+
+    @property
+    def contracts(self) -> tuple[str, ...]:
+        return SALAD_CONTRACTS if self.params.salad else STANDARD_CONTRACTS
+
+    @property
+    def num_deals(self) -> int:
+        p = self.params
+        if p.mode == "geronimo":
+            return 4 * len(self.contracts)
+        return 4 * (p.repeats if p.mode == "repeat" else 1)
+
+    def dealer_of(self, deal_index: int, first_dealer: int) -> int:
+        """Dealer (= declarer) of a deal: rotating left every deal, or in Geronimo blocks."""
+        if self.params.geronimo_blocks:
+            return (first_dealer + deal_index // len(self.contracts)) % 4
+        return (first_dealer + deal_index) % 4
+
+    def new_initial_state(
+        self,
+        seed: int,
+        *,
+        decks: Sequence[Sequence[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> BarbuState:
+        return BarbuState(self, seed, decks, first_dealer)
+
+
+class BarbuState(State):
+    """One Barbu game. Hands are sorted lists of card texts (sorted texts = sorted cards).
+
+    ``self.public`` holds the public part of every observation. Its values are replaced, never
+    mutated, when they change, so an observation is a shallow copy of it plus the seat's own
+    cards; observations therefore share those lists and must be treated as read-only.
+    """
+
+    game: BarbuGame
+
+    def __init__(self, game: BarbuGame, seed: int, decks: Any, first_dealer: int | None) -> None:
+        super().__init__(game, seed, decks, first_dealer)
+        p = game.params
+        self.opts = p
+        self.rules_by_name: dict[str, ContractRules] = SALAD_RULES if p.salad else STANDARD_RULES
+        self.num_deals = game.num_deals
+        self.num_tricks = 8 if p.deck == 32 else 13
+        self.low_rank = 7 if p.deck == 32 else 2
+        self.scores = [0, 0, 0, 0]
+        # Geronimo: the contracts each seat may still declare (inner lists are replaced, never
+        # mutated, so observations may share them)
+        self.left: list[list[str]] | None = (
+            [list(game.contracts) for _ in range(4)] if p.mode == "geronimo" else None
+        )
+        # doubled_declarer[p][d]: how often p designated d on d's deals (pagat duties)
+        self.doubled_declarer = [[0] * 4 for _ in range(4)]
+        self.public: dict[str, Any] = {"game": "barbu", "deals": self.num_deals}
+        self._start_deal()
+
+    # -- deal and declaration ------------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        index = len(self.deals)
+        dealer = self.game.dealer_of(index, self.first_dealer)
+        deck = self.deck_for(index)
+        hands: list[list[str]] = [[], [], [], []]
+        for k in range(4):  # deck index k goes to seat (dealer + 1 + k) mod 4, one at a time
+            hands[(dealer + 1 + k) % 4] = sorted([TEXT_OF[c] for c in deck[k::4]])
+        self.hands = hands
+        record = self.start_deal_record(dealer, deck)
+        record.hands = [h[:] for h in hands]
+        first = dealer if self.opts.first_player == "declarer" else (dealer + 1) % 4
+        self.dealer = dealer
+        self.first_player = first
+        self.phase = Phase.DECLARE
+        self._to_act = dealer
+        self.contract: str | None = None
+        self.rules: ContractRules | None = None
+        self.trump: str | None = None
+        self.domino_rank = 0
+        self.designations: list[dict[str, Any]] = []
+        self.designated = [0, 0, 0, 0]  # designations received in this deal (the cap)
+        self.bets: list[tuple[int, int]] = []
+        self.deal_scores = [0, 0, 0, 0]
+        self.table = TrickTable(4, first)
+        self.end_left = -1  # cards still to be taken before an early end (-1: no early end)
+        self.lo = [0, 0, 0, 0]  # domino layout per suit index (0: not opened)
+        self.hi = [0, 0, 0, 0]
+        self.finished: list[int] = []
+        self.public.update(
+            phase=Phase.DECLARE,
+            deal=index,
+            dealer=dealer,
+            declarer=dealer,
+            first_player=first,
+            contract=None,
+            trump=None,
+            domino_rank=None,
+            designations=[],
+            declarer_doubled_by=self._doubled_by() if self.opts.doubling else None,
+            trick=[],
+            tricks=[],
+            layout=None,
+            domino_moves=[],
+            finished=[],
+            deal_scores=[0, 0, 0, 0],
+            scores=self.scores[:],
+            contracts_left=list(self.left) if self.left is not None else None,
+        )
+
+    def _declaration_actions(self) -> list[str]:
+        names = self.left[self.dealer] if self.left is not None else self.game.contracts
+        return contract_actions(names, self.low_rank)
+
+    def _apply_declaration(self, action: str) -> None:
+        _, name, *extra = action.split(":")
+        rules = self.rules_by_name[name]
+        self.contract = name
+        self.rules = rules
+        if rules.trumps:
+            self.trump = extra[0]
+        elif rules.domino:
+            self.domino_rank = RANK_VALUE[extra[0]]
+        public = self.public
+        if self.left is not None:
+            self.left[self.dealer] = [c for c in self.left[self.dealer] if c != name]
+            public["contracts_left"] = list(self.left)
+        rank = extra[0] if rules.domino else None
+        public.update(contract=name, trump=self.trump, domino_rank=rank)
+        self.deals[-1].info = {
+            "declarer": self.dealer, "contract": name, "trump": self.trump, "domino_rank": rank,
+        }
+        if self.opts.doubling:
+            self.phase = public["phase"] = Phase.DOUBLE
+            self._to_act = (self.dealer + 1) % 4
+        else:
+            self._start_play()
+
+    # -- doubling ------------------------------------------------------------------------------
+
+    def _doubled_by(self) -> list[int]:
+        return [row[self.dealer] for row in self.doubled_declarer]
+
+    def _designation_choices(self) -> list[tuple[str, tuple[int, ...]]]:
+        p, d, opts = self._to_act, self.dealer, self.opts
+        cap = opts.doubling_cap_per_deal
+        eligible = [t for t in range(4) if t != p and self.designated[t] < cap]
+        duties = opts.pagat_doubling_duties
+        if duties and self.contract in POSITIVE:
+            eligible = [t for t in eligible if t == d]  # positive contracts: the declarer only
+        choices = designation_choices(eligible, any_subset=opts.doubling_any_subset)
+        if duties:
+            feasible = {False: self._duties_feasible(False), True: self._duties_feasible(True)}
+            choices = [(a, ts) for a, ts in choices if feasible[d in ts]]
+        return choices
+
+    def _duties_feasible(self, names_declarer: bool) -> bool:
+        """Whether pagat's "double each declarer twice" can still be met after this choice."""
+        p, d, cap = self._to_act, self.dealer, self.opts.doubling_cap_per_deal
+        needs = {q: max(0, 2 - self.doubled_declarer[q][d]) for q in range(4) if q != d}
+        if names_declarer:
+            needs[p] = max(0, needs[p] - 1)
+        order = [(d + k) % 4 for k in range(1, 4)]
+        later = order[order.index(p) + 1 :]
+        slots = cap - self.designated[d] - names_declarer
+        future = len(self.left[d]) if self.left is not None else 0
+        return duties_feasible(needs, later, slots, future, cap)
+
+    def _apply_designation(self, action: str) -> None:
+        p = self._to_act
+        targets = next(ts for a, ts in self._designation_choices() if a == action)
+        entry = {"seat": p, "targets": list(targets)}
+        self.designations.append(entry)
+        for t in targets:
+            self.designated[t] += 1
+            self.bets.append((p, t))
+            if t == self.dealer:
+                self.doubled_declarer[p][t] += 1
+        public = self.public
+        public["designations"] = self.designations[:]
+        public["declarer_doubled_by"] = self._doubled_by()
+        if len(self.designations) == 3:
+            self._start_play()
+        else:
+            self._to_act = (p + 1) % 4
+
+    # -- play ----------------------------------------------------------------------------------
+
+    def _start_play(self) -> None:
+        rules = self.rules
+        assert rules is not None
+        if rules.domino:
+            self.phase = self.public["phase"] = Phase.DOMINO
+            self.public["layout"] = dict.fromkeys(SUITS)
+            first = self.opts.domino_first
+            if first == "left":
+                self._to_act = (self.dealer + 1) % 4
+            elif first == "declarer":
+                self._to_act = self.dealer
+            else:
+                self._to_act = self.first_player
+        else:
+            self.phase = self.public["phase"] = Phase.PLAY
+            self._to_act = self.first_player
+            self.end_left = len(rules.end_cards) or -1
+
+    def _trick_actions(self) -> list[str]:
+        """RULES.md §1.4 legal-move function (Trumps in :meth:`_trumps_actions`)."""
+        hand = self.hands[self._to_act]
+        trick = self.table.cards
+        rules = self.rules
+        assert rules is not None
+        if not trick:
+            if rules.no_heart_lead:  # no heart lead unless holding only hearts (S0:L21, L23)
+                lead = [x for x in hand if x[1] != "h"]
+                if lead:
+                    return lead
+            return hand[:]
+        led = SUIT_OF[trick[0]]
+        if rules.trumps:
+            return self._trumps_actions(hand, trick, led)
+        follow = [x for x in hand if x[1] == led]
+        if follow:
+            return follow
+        if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
+            return [_KH_TEXT]
+        return hand[:]
+
+    def _trumps_actions(self, hand: list[str], trick: list[Card], led: str) -> list[str]:
+        trump, opts = self.trump, self.opts
+        follow = [x for x in hand if x[1] == led]
+        if follow:
+            if opts.must_overtrump and led == trump:
+                return _above(follow, trick, trump) or follow
+            return follow
+        if opts.must_trump_when_void:
+            trumps = [x for x in hand if x[1] == trump]
+            if trumps:
+                if opts.must_overtrump and any(SUIT_OF[c] == trump for c in trick):
+                    return _above(trumps, trick, trump) or trumps
+                return trumps
+        return hand[:]
+
+    def _apply_card(self, action: str) -> None:
+        seat = self._to_act
+        self.hands[seat].remove(action)
+        table = self.table
+        public = self.public
+        if not table.play(seat, CARD_BY_TEXT[action]):
+            public["trick"] = [*public["trick"], {"seat": seat, "card": action}]
+            self._to_act = (seat + 1) % 4
+            return
+        rules = self.rules
+        assert rules is not None
+        trick = table.cards
+        number = len(table.completed) + 1
+        value = rules.per_trick
+        values = rules.card_values
+        for c in trick:
+            value += values[c]
+        if number == self.num_tricks:
+            value += rules.last
+        elif number == self.num_tricks - 1:
+            value += rules.second_last
+        if self.end_left > 0:
+            self.end_left -= sum(1 for c in trick if c in rules.end_cards)
+        winner = table.finish(trick_power(self.trump, SUIT_OF[trick[0]]))
+        self.deal_scores[winner] += value
+        public["trick"] = []
+        public["tricks"] = table.completed[:]
+        public["deal_scores"] = self.deal_scores[:]
+        if number == self.num_tricks or self.end_left == 0:
+            self._end_deal()  # all tricks played, or early end (No Queens / No King of Hearts)
+        else:
+            self._to_act = winner
+
+    # -- domino --------------------------------------------------------------------------------
+
+    def _domino_actions(self) -> list[str]:
+        playable = domino_playable(self.hands[self._to_act], self.domino_rank, self.lo, self.hi)
+        return playable or ["pass"]
+
+    def _apply_domino(self, action: str) -> None:
+        seat = self._to_act
+        public = self.public
+        public["domino_moves"] = [*public["domino_moves"], {"seat": seat, "action": action}]
+        if action != "pass":
+            hand = self.hands[seat]
+            hand.remove(action)
+            s, r = SUIT_POSITION[action[1]], RANK_VALUE[action[0]]
+            if self.lo[s] == 0:
+                self.lo[s] = self.hi[s] = r
+            elif r < self.lo[s]:
+                self.lo[s] = r
+            else:
+                self.hi[s] = r
+            layout = dict(public["layout"])
+            layout[action[1]] = [RANK_TEXT[self.lo[s]], RANK_TEXT[self.hi[s]]]
+            public["layout"] = layout
+            if not hand:
+                self.finished.append(seat)
+                public["finished"] = self.finished[:]
+                if len(self.finished) == 3:  # the deal ends when the third player is out
+                    for place, q in enumerate(self._finishing_order()):
+                        self.deal_scores[q] = DOMINO_POINTS[place]
+                    self._end_deal()
+                    return
+        hands = self.hands
+        nxt = (seat + 1) % 4
+        while not hands[nxt]:  # players who are out are skipped
+            nxt = (nxt + 1) % 4
+        self._to_act = nxt
+
+    def _finishing_order(self) -> list[int]:
+        """Seats out of cards in order, then the one still holding cards (scores -5)."""
+        return [*self.finished, *(q for q in range(4) if self.hands[q])]
+
+    # -- end of deal, end of game --------------------------------------------------------------
+
+    def _end_deal(self) -> None:
+        contract_scores = self.deal_scores
+        if self.bets:
+            symmetric = self.opts.doubling_payout == "symmetric"
+            adjust = settle_bets(contract_scores, self.bets, symmetric=symmetric)
+        else:
+            adjust = [0, 0, 0, 0]
+        final = [s + a for s, a in zip(contract_scores, adjust, strict=True)]
+        domino = self.phase is Phase.DOMINO
+        self.deals[-1].info.update(
+            designations=self.designations,
+            contract_scores=contract_scores[:],
+            doubling_adjustments=adjust,
+            tricks_played=None if domino else len(self.table.completed),
+            finishing_order=self._finishing_order() if domino else None,
+        )
+        self.deal_scores = final
+        scores = self.scores
+        for q in range(4):
+            scores[q] += final[q]
+        self.public.update(deal_scores=final[:], scores=scores[:])
+        self.finish_deal_record(final)
+        if len(self.deals) == self.num_deals:
+            self.phase = self.public["phase"] = Phase.OVER
+            self._to_act = TERMINAL
+        else:
+            self._start_deal()
+
+    # -- the uniform API -----------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self._to_act
+
+    def is_terminal(self) -> bool:
+        return self._to_act == TERMINAL
+
+    def _legal_actions(self) -> list[str]:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            return self._trick_actions()
+        if phase is Phase.DOMINO:
+            return self._domino_actions()
+        if phase is Phase.DECLARE:
+            return self._declaration_actions()
+        return sorted(a for a, _ in self._designation_choices())
+
+    def _apply(self, action: str) -> None:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            self._apply_card(action)
+        elif phase is Phase.DOMINO:
+            self._apply_domino(action)
+        elif phase is Phase.DECLARE:
+            self._apply_declaration(action)
+        else:
+            self._apply_designation(action)
+
+    def returns(self) -> list[float]:
+        return [float(s) for s in self.scores]
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """The public state (contract, designations, tricks or layout, scores, Geronimo menus),
+        the seat's own hand and everyone's card counts."""
+        obs = self.public.copy()
+        to_act = self._to_act
+        hands = self.hands
+        obs["seat"] = seat
+        obs["to_act"] = to_act
+        obs["hand"] = hands[seat][:]
+        obs["hand_sizes"] = [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])]
+        obs["legal"] = self.legal_actions() if to_act == seat else []
+        return obs
+
+    def _illegal_reason(self, action: str) -> str:
+        phase = self.phase
+        if phase is Phase.DECLARE:
+            name = action.split(":")[1] if action.startswith("contract:") else ""
+            if self.left is not None and name in self.game.contracts:
+                if name not in self.left[self.dealer]:
+                    return f"Geronimo: seat {self.dealer} has already declared {name}"
+            return "declare e.g. contract:no_tricks, contract:trumps:s, contract:domino:7"
+        if phase is Phase.DOUBLE:
+            return (
+                "designate nobody, one player or all eligible players (double:none, double:2, "
+                f"double:all); nobody can be named more than {self.opts.doubling_cap_per_deal} "
+                "times in a deal and the declarer cannot be named by themself"
+            )
+        if phase is Phase.DOMINO:
+            if action == "pass":
+                return "pass only when no card fits the layout"
+            return "the card does not fit the layout (a suit opens with the declared rank)"
+        hand = self.hands[self._to_act]
+        if action not in hand:
+            return "not a card in hand"
+        trick = self.table.cards
+        if not trick:
+            return "no heart lead while holding another suit"
+        if any(x[1] == SUIT_OF[trick[0]] for x in hand):
+            return f"must follow the suit led ({SUIT_OF[trick[0]]})"
+        return "a rule option restricts the discard (trump / overtrump / K♥)"
+
+
+def _above(candidates: list[str], trick: list[Card], trump: str | None) -> list[str]:
+    """The trumps among ``candidates`` that rank above every trump already in ``trick``."""
+    top = max((RANK_OF[c] for c in trick if SUIT_OF[c] == trump), default=0)
+    return [x for x in candidates if RANK_VALUE[x[0]] > top]

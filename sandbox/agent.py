@@ -1,0 +1,364 @@
+"""``SandboxedAgent``: an engine :class:`~engine.agents.Agent` backed by a confined bot process.
+
+Lifecycle per game (the match runner drives it): ``start`` claims a uid slot, spawns the bot
+under bubblewrap and sends ``hello`` without waiting, so the bots of a match start in parallel;
+the first ``act`` waits for ``ready`` (within the start-up limit, counted from the spawn).
+``act`` sends the observation and waits for the reply within ``min(decision timeout, time bank)``.
+``finish`` sends ``over`` and kills the process group; any fault kills it at once. Use the agent
+as a context manager (or call :meth:`close`) so the process is killed and reaped even if the
+runner raises.
+
+Faults are :class:`engine.AgentFault`. Their messages go into results and replays, which other
+people see, so they never quote the bot's stderr: that is kept, capped, in :attr:`stderr_log`
+for the bot's owner only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+import weakref
+from pathlib import Path
+from typing import Any, NoReturn
+
+from engine import Agent, AgentFault, Verdict
+
+from . import protocol
+from .bwrap import SANDBOX_ENV, SandboxUnavailable, bwrap_argv, canary, check_bwrap
+from .limits import DEFAULT_LIMITS, Limits, MiB
+from .package import BotPackage, load_bot
+from .process import BotProcess, Closed, ExitInfo, LineTooLong, OutputLimit, RingBuffer, Timeout
+from .runtimes import ResolvedRuntime, RuntimeUnavailable, resolve_runtime
+from .slots import UID_BASE, NoFreeSlot, Slot, acquire_slot
+
+log = logging.getLogger("sandbox")
+
+EXIT_GRACE_S = 0.25  # after the bot closes its output, how long it gets to finish exiting
+
+
+class _Resources:
+    """What must be released even if the agent is dropped without close()."""
+
+    def __init__(self) -> None:
+        self.process: BotProcess | None = None
+        self.slot: Slot | None = None
+        self.package: BotPackage | None = None  # only when the agent loaded it itself
+
+    def end_process(self) -> ExitInfo | None:
+        exit_info = None
+        if self.process is not None:
+            exit_info = self.process.kill()
+            self.process = None
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
+        return exit_info
+
+    def close(self) -> None:
+        self.end_process()
+        if self.package is not None:
+            self.package.close()
+            self.package = None
+
+
+class SandboxedAgent(Agent):
+    """Plays one entrant's seat with the bot ``bot`` (a :class:`BotPackage` or a path).
+
+    One agent serves one match: the time bank spans all its games. ``trusted=True`` runs the bot
+    without bubblewrap (for bundled bots and local debugging only; logged).
+    """
+
+    def __init__(
+        self,
+        bot: BotPackage | str | os.PathLike[str],
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        trusted: bool = False,
+    ) -> None:
+        self._res = _Resources()
+        self._finalizer = weakref.finalize(self, self._res.close)
+        if not isinstance(bot, BotPackage):
+            bot = self._res.package = load_bot(bot)
+        self.bot = bot
+        self.limits = limits
+        self.trusted = trusted
+        self._switch_uid = os.geteuid() == 0 and not trusted
+        try:
+            self.runtime: ResolvedRuntime = resolve_runtime(
+                bot.runtime, for_other_uid=self._switch_uid
+            )
+        except RuntimeUnavailable as err:
+            self.close()
+            raise SandboxUnavailable(str(err)) from None
+        if trusted:
+            log.warning("bot %s runs WITHOUT the sandbox (trusted mode)", bot.name)
+        else:
+            check_bwrap(UID_BASE if self._switch_uid else None)
+        self.time_bank_ms = float(limits.match_time_bank_ms)
+        self.fault: AgentFault | None = None  # the last fault, if any
+        self.decisions = 0
+        self.decision_seconds = 0.0
+        self.startup_seconds: list[float] = []
+        self._log = RingBuffer(limits.max_stderr_bytes)
+        self._games = 0
+        self._seq = 0
+        self._ready = False
+
+    # -- the Agent interface ------------------------------------------------------------------
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._end_game()
+        self._games += 1
+        self._seq = 0
+        self._ready = False
+        try:
+            if self._switch_uid:
+                self._res.slot = acquire_slot()
+            self._res.process = self._spawn()
+        except (OSError, NoFreeSlot, SandboxUnavailable) as err:
+            self._res.end_process()
+            fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
+            raise self._record(fault) from err
+        hello = protocol.hello(
+            info["game"], info["seat"], info.get("params", {}), self._hello_limits()
+        )
+        try:
+            self._process.send(protocol.encode(hello), self._startup_deadline())
+        except (Closed, Timeout):
+            self._fail(self._startup_exit_fault())
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        if self._res.process is None:
+            raise self._record(
+                AgentFault(Verdict.INTERNAL_ERROR, "act() without a running bot (start() missing?)")
+            )
+        if not self._ready:
+            self._await_ready()
+        self._seq += 1
+        allowed_ms = min(self.limits.decision_timeout_ms, self.time_bank_ms)
+        if allowed_ms <= 0:
+            self._fail(AgentFault(Verdict.TIMEOUT, "the match time bank is used up"))
+        try:
+            message = protocol.act(self._seq, observation, legal, int(self.time_bank_ms))
+        except (TypeError, ValueError) as err:
+            raise self._record(AgentFault(Verdict.INTERNAL_ERROR, f"observation: {err}")) from None
+        process = self._process
+        started = time.monotonic()
+        deadline = started + allowed_ms / 1000
+        try:
+            process.send(message, deadline)
+            line = process.read_line(deadline)
+        except Timeout:
+            self._charge(time.monotonic() - started)
+            self._fail(self._timeout_fault(allowed_ms))
+        except Closed:
+            self._fail(self._exit_fault(f"before answering decision {self._seq}"))
+        except LineTooLong as err:
+            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line: {err}"))
+        except OutputLimit as err:
+            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
+        self._charge(time.monotonic() - started)
+        try:
+            action = protocol.parse_reply(line, self._seq)
+        except protocol.ProtocolViolation as err:
+            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, str(err)))
+        if action not in legal:
+            self._fail(
+                AgentFault(
+                    Verdict.ILLEGAL_ACTION, f"{action[:100]!r} is not legal", action=action[:200]
+                )
+            )
+        return action
+
+    def finish(self, result: dict[str, Any]) -> None:
+        process = self._res.process
+        if process is not None and self._ready and not process.exited:
+            try:
+                process.send(protocol.encode(protocol.over(result)), time.monotonic() + 0.05)
+            except (Closed, Timeout):
+                pass
+        self._end_game()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Kill the bot if it runs, release its uid and staged files. Idempotent."""
+        self._end_game()
+        self._finalizer()
+
+    def __enter__(self) -> SandboxedAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def stderr_log(self) -> str:
+        """What the bot wrote to stderr (the last ``max_stderr_bytes``), for its owner only."""
+        self._collect_stderr()
+        return self._log.text()
+
+    @property
+    def time_per_decision_ms(self) -> float:
+        return 1000 * self.decision_seconds / self.decisions if self.decisions else 0.0
+
+    # -- internals ----------------------------------------------------------------------------
+
+    @property
+    def _process(self) -> BotProcess:
+        assert self._res.process is not None
+        return self._res.process
+
+    def _spawn(self) -> BotProcess:
+        root = str(self.bot.root)
+        if self.trusted:
+            command = self.runtime.command(self.bot.entry, self.limits, root=root)
+            env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
+            env["HOME"] = env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
+            cwd: str | None = root
+        else:
+            command = bwrap_argv(
+                self.runtime,
+                Path(root),
+                self.runtime.command(self.bot.entry, self.limits),
+                self.limits,
+            )
+            env, cwd = {}, "/"
+        slot = self._res.slot
+        return BotProcess(
+            command,
+            cwd=cwd,
+            env=env,
+            uid=slot.uid if slot is not None else None,
+            max_line_bytes=self.limits.max_line_bytes,
+            max_output_bytes=self.limits.max_output_bytes,
+            max_stderr_bytes=self.limits.max_stderr_bytes,
+        )
+
+    def _hello_limits(self) -> dict[str, int]:
+        limits = self.limits.to_bot()
+        limits["address_space_bytes"] = self.runtime.address_space_bytes(self.limits)
+        limits["time_bank_ms"] = int(self.time_bank_ms)
+        return limits
+
+    def _startup_deadline(self) -> float:
+        return self._process.started + self.limits.startup_timeout_ms / 1000
+
+    def _await_ready(self) -> None:
+        process = self._process
+        try:
+            line = process.read_line(self._startup_deadline())
+            protocol.parse_ready(line)
+        except Timeout:
+            self._fail(
+                AgentFault(
+                    Verdict.TIMEOUT,
+                    f"not ready within the start-up limit of {self.limits.startup_timeout_ms} ms "
+                    '(answer hello with {"type": "ready"} and flush)',
+                )
+            )
+        except Closed:
+            self._fail(self._startup_exit_fault())
+        except LineTooLong as err:
+            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line at start-up: {err}"))
+        except OutputLimit as err:
+            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
+        except protocol.ProtocolViolation as err:
+            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, str(err)))
+        self._ready = True
+        self.startup_seconds.append(time.monotonic() - process.started)
+
+    def _charge(self, seconds: float) -> None:
+        self.time_bank_ms -= seconds * 1000
+        self.decisions += 1
+        self.decision_seconds += seconds
+
+    def _timeout_fault(self, allowed_ms: float) -> AgentFault:
+        if allowed_ms < self.limits.decision_timeout_ms:
+            what = f"the match time bank ({self.limits.match_time_bank_ms} ms) ran out"
+        else:
+            what = f"no answer within {self.limits.decision_timeout_ms} ms"
+        return AgentFault(
+            Verdict.TIMEOUT,
+            f"{what} at decision {self._seq} (reply with one line and flush stdout)",
+            decision=self._seq,
+        )
+
+    def _startup_exit_fault(self) -> AgentFault:
+        """The bot died before ``ready``: its fault, unless the sandbox itself is broken."""
+        fault = self._exit_fault("during start-up")
+        if not self.trusted and fault.verdict == Verdict.CRASH:
+            slot = self._res.slot
+            broken = canary(
+                self.runtime, self.bot.root, self.limits, slot.uid if slot is not None else None
+            )
+            if broken is not None:
+                return AgentFault(Verdict.INTERNAL_ERROR, f"the sandbox does not start: {broken}")
+        return fault
+
+    def _exit_fault(self, when: str) -> AgentFault:
+        """Classify why the bot's output ended: crash, memory, CPU time or a closed stream."""
+        process = self._process
+        info = process.wait_exit(EXIT_GRACE_S)
+        code = info.returncode
+        if code is None:
+            return AgentFault(
+                Verdict.PROTOCOL_ERROR, f"closed its stdin/stdout {when} but kept running"
+            )
+        process.drain_post_mortem(time.monotonic() + 0.1)
+        tail = self._process.stderr.text()[-4096:].encode()
+        out_of_memory = any(marker in tail for marker in self.runtime.runtime.memory_markers)
+        signum = -code if code < 0 else (code - 128 if code > 128 and not self.trusted else 0)
+        if signum:
+            name = _signal_name(signum)
+            cpu_spent = info.cpu_seconds >= self.limits.cpu_seconds - 0.5
+            if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu_spent):
+                return AgentFault(
+                    Verdict.TIMEOUT, f"CPU time limit ({self.limits.cpu_seconds} s) hit {when}",
+                    signal=name,
+                )  # fmt: skip
+            if signum == signal.SIGKILL or out_of_memory:
+                return AgentFault(
+                    Verdict.MEMORY, f"killed by {name} {when} (out of memory)", signal=name
+                )
+            return AgentFault(Verdict.CRASH, f"killed by {name} {when}", signal=name)
+        if out_of_memory:
+            limit = self.runtime.address_space_bytes(self.limits) // MiB
+            return AgentFault(
+                Verdict.MEMORY, f"ran out of memory {when} (limit {limit} MiB)", exit_code=code
+            )
+        return AgentFault(Verdict.CRASH, f"exited with code {code} {when}", exit_code=code)
+
+    def _fail(self, fault: AgentFault) -> NoReturn:
+        """Record ``fault``, stop the bot (it gets nothing more this game) and raise."""
+        self._record(fault)
+        self._end_game()
+        raise fault
+
+    def _record(self, fault: AgentFault) -> AgentFault:
+        self.fault = fault
+        return fault
+
+    def _collect_stderr(self) -> None:
+        process = self._res.process
+        if process is not None and process.stderr.total:
+            self._log.write(f"--- game {self._games} ---\n".encode())
+            self._log.write(process.stderr.text().encode())
+            process.stderr = RingBuffer(process.stderr.capacity)
+
+    def _end_game(self) -> None:
+        process = self._res.process
+        if process is not None:
+            process.kill()
+            self._collect_stderr()
+        self._res.end_process()
+        self._ready = False
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
