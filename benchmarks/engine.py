@@ -96,8 +96,12 @@ def main() -> None:
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    print(f"engine benchmark, one core, {args.seconds:.0f} s per figure, Python {sys.version.split()[0]}")
-    header = f"{'game':<18} {'unit':<6} {'per s':>9} {'target':>8} {'ratio':>6} {'matches/s':>10} {'deals/match':>11} {'run_match/s':>12}"
+    python = sys.version.split()[0]
+    print(f"engine benchmark, one core, {args.seconds:.0f} s per figure, Python {python}")
+    header = (
+        f"{'game':<18} {'unit':<6} {'per s':>9} {'target':>8} {'ratio':>6} "
+        f"{'matches/s':>10} {'deals/match':>11} {'run_match/s':>12}"
+    )
     print(header)
     print("-" * len(header))
     available = engine.available_games()
@@ -111,13 +115,16 @@ def main() -> None:
         runs, run_elapsed = run_matches(game, args.seconds)
         print(
             f"{case.label:<18} {case.unit:<6} {per_s:>9,.0f} {case.target_per_s:>8,.0f} "
-            f"{per_s / case.target_per_s:>6.2f} {matches / elapsed:>10,.1f} {deals / matches:>11.1f} "
-            f"{runs / run_elapsed:>12,.1f}"
+            f"{per_s / case.target_per_s:>6.2f} {matches / elapsed:>10,.1f} "
+            f"{deals / matches:>11.1f} {runs / run_elapsed:>12,.1f}"
         )
     evals = badugi_evaluations(args.seconds)
     if evals is not None:
         rate, target = evals
-        print(f"{'Badugi hand_value':<18} {'evals':<6} {rate:>9,.0f} {target:>8,.0f} {rate / target:>6.2f}")
+        print(
+            f"{'Badugi hand_value':<18} {'evals':<6} {rate:>9,.0f} {target:>8,.0f} "
+            f"{rate / target:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Standard library only; no processes, no database. Typical use::
     import engine
     game = engine.load_game("belote", undertrump=True)
     state = game.new_initial_state(seed=7)
-    result = engine.run_match("belote", {}, [engine.make_agent("belote", "random", i) for i in range(4)], seed=7)
+    agents = [engine.make_agent("belote", "heuristic", seed=i) for i in range(4)]
+    result = engine.run_match("belote", {}, agents, seed=7, duplicate=True)
 """
 
 from .agents import Agent, RandomAgent, agent_kinds, make_agent, register_agent
@@ -18,8 +19,33 @@ from .registry import available_games, load_game, register
 from .replay import resimulate
 
 __all__ = [
-    "CARDS", "TERMINAL", "Agent", "AgentFault", "Card", "DealRecord", "Fault", "Game", "GamePlay",
-    "IllegalAction", "InvalidParams", "InvalidReplay", "MatchAborted", "MatchResult", "RandomAgent",
-    "State", "Verdict", "agent_kinds", "available_games", "card", "cards", "load_game", "make_agent",
-    "placings", "play_game", "register", "register_agent", "resimulate", "run_match",
+    "CARDS",
+    "TERMINAL",
+    "Agent",
+    "AgentFault",
+    "Card",
+    "DealRecord",
+    "Fault",
+    "Game",
+    "GamePlay",
+    "IllegalAction",
+    "InvalidParams",
+    "InvalidReplay",
+    "MatchAborted",
+    "MatchResult",
+    "RandomAgent",
+    "State",
+    "Verdict",
+    "agent_kinds",
+    "available_games",
+    "card",
+    "cards",
+    "load_game",
+    "make_agent",
+    "placings",
+    "play_game",
+    "register",
+    "register_agent",
+    "resimulate",
+    "run_match",
 ]

@@ -161,7 +161,10 @@ class State(ABC):
 
     def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
         record = DealRecord(
-            index=len(self.deals), dealer=dealer, deck=[str(c) for c in deck], start=len(self.history)
+            index=len(self.deals),
+            dealer=dealer,
+            deck=[str(c) for c in deck],
+            start=len(self.history),
         )
         self.deals.append(record)
         return record

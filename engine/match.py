@@ -120,7 +120,12 @@ def play_game(
 
     try:
         for seat, agent in enumerate(agents):
-            info = {"game": game.name, "seat": seat, "params": game.params_dict(), "match_seed": seed}
+            info = {
+                "game": game.name,
+                "seat": seat,
+                "params": game.params_dict(),
+                "match_seed": seed,
+            }
             try:
                 agent.start(info)
             except AgentFault as err:
@@ -197,7 +202,9 @@ def run_match(
         "duplicate": duplicate,
         "entrants": names,
         "teams": [list(t) for t in game.teams] if game.teams else None,
-        "games": [game_replay(p.state, p.seats, p.times_ns, [asdict(f) for f in p.faults]) for p in plays],
+        "games": [
+            game_replay(p.state, p.seats, p.times_ns, [asdict(f) for f in p.faults]) for p in plays
+        ],
         "result": {"scores": scores, "placings": places},
     }
     return MatchResult(

@@ -31,8 +31,14 @@ def game_replay(
     for record in state.deals:
         end = record.end if record.end is not None else len(state.history)
         events = [
-            {"seat": seat, "action": action, "ms": round(times_ns[i] / 1e6, 3) if i < len(times_ns) else None}
-            for i, (seat, action) in enumerate(state.history[record.start : end], start=record.start)
+            {
+                "seat": seat,
+                "action": action,
+                "ms": round(times_ns[i] / 1e6, 3) if i < len(times_ns) else None,
+            }
+            for i, (seat, action) in enumerate(
+                state.history[record.start : end], start=record.start
+            )
         ]
         deals.append({**record.to_dict(), "events": events})
     return {
@@ -62,9 +68,10 @@ def resimulate(replay: dict[str, Any]) -> list[State]:
         for deal in played["deals"]:
             for n, event in enumerate(deal["events"]):
                 where = f"game {g}, deal {deal['index']}, event {n}"
-                if state.current_player() != event["seat"]:
+                to_act = state.current_player()
+                if to_act != event["seat"]:
                     raise InvalidReplay(
-                        f"{where}: seat {event['seat']} acts but seat {state.current_player()} is to act"
+                        f"{where}: seat {event['seat']} acts, seat {to_act} is to act"
                     )
                 try:
                     state.apply_action(event["action"])
@@ -77,10 +84,16 @@ def resimulate(replay: dict[str, Any]) -> list[State]:
 
 def _compare(g: int, state: State, played: dict[str, Any]) -> None:
     if len(state.deals) != len(played["deals"]):
-        raise InvalidReplay(f"game {g}: {len(played['deals'])} deals recorded, {len(state.deals)} replayed")
+        raise InvalidReplay(
+            f"game {g}: {len(played['deals'])} deals recorded, {len(state.deals)} replayed"
+        )
     for record, deal in zip(state.deals, played["deals"], strict=True):
         for key in ("dealer", "deck", "hands", "info", "scores"):
             if record.to_dict()[key] != deal[key]:
-                raise InvalidReplay(f"game {g}, deal {record.index}: {key} differs from the engine's")
+                raise InvalidReplay(
+                    f"game {g}, deal {record.index}: {key} differs from the engine's"
+                )
     if state.returns() != played["returns"]:
-        raise InvalidReplay(f"game {g}: returns {played['returns']} but the engine gives {state.returns()}")
+        raise InvalidReplay(
+            f"game {g}: returns {played['returns']} but the engine gives {state.returns()}"
+        )

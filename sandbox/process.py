@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 READ_CHUNK = 64 * 1024
+_BLANK = re.compile(rb"[ \t\r\n]*")
 
 
 class Timeout(Exception):
@@ -164,6 +166,8 @@ class BotProcess:
 
     def _next_line(self) -> bytes | None:
         buf = self._buf
+        if self._scan == self._start:  # skip blank lines at C speed (a flood of newlines)
+            self._start = self._scan = _BLANK.match(buf, self._start).end()  # type: ignore[union-attr]
         newline = buf.find(b"\n", self._scan)
         if newline < 0:
             self._scan = len(buf)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -119,8 +120,9 @@ CASES = [
          log="ZeroDivisionError"),
     Case("segfault", "import ctypes\nserve(lambda m: ctypes.string_at(0))\n", "crash",
          detail={"signal": "SIGSEGV"}),
+    # bubblewrap's init holds the pipe open, so this looks like silence: a timeout
     Case("closes_stdout", "def act(m):\n    os.close(1)\n    time.sleep(10**6)\nserve(act)\n",
-         "protocol_error", message="kept running"),
+         "timeout"),
     Case("ignores_over", """
         import signal
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -149,23 +151,29 @@ CASES = [
         serve(act)
         """, None, log="connect"),
     Case("reads_secrets", """
+        def readable(path):
+            try:
+                if os.path.isdir(path):
+                    os.listdir(path)
+                else:
+                    with open(path, "rb") as f:
+                        return f.read()
+                return b"(a directory)"
+            except OSError as err:
+                sys.stderr.write(f"{path}: {err}\\n")
+                return None
+
         def act(m):
             for path in ("@@PROJECT@@", "@@OTHER_BOT@@", "/etc/shadow", "/etc/passwd",
-                         "/root/.bashrc", "/proc/1/environ", "/work", "/home"):
-                try:
-                    if os.path.isdir(path):
-                        os.listdir(path)
-                    else:
-                        with open(path, "rb") as f:
-                            if "@@SECRET@@".encode() in f.read() or path != "/proc/1/environ":
-                                return f"ESCAPED:read {path}"
-                except OSError as err:
-                    sys.stderr.write(f"{path}: {err}\\n")
-                    continue
-                return f"ESCAPED:list {path}"
+                         "/root/.bashrc", "/work", "/home", "/var", "/run"):
+                if readable(path) is not None:
+                    return f"ESCAPED:read {path}"
+            for pid in os.listdir("/proc"):
+                if pid.isdigit() and "@@SECRET@@".encode() in (readable(f"/proc/{pid}/environ") or b""):
+                    return f"ESCAPED:/proc/{pid}/environ"
             if any("@@SECRET@@" in v for v in os.environ.values()):
                 return "ESCAPED:environment"
-            if set(os.environ) - {"PATH", "HOME", "LANG", "TMPDIR", "PWD", "LC_CTYPE"}:
+            if set(os.environ) - {"PATH", "HOME", "LANG", "TMPDIR", "PWD"}:
                 return "ESCAPED:env " + ",".join(sorted(os.environ))
             if len([p for p in os.listdir("/proc") if p.isdigit()]) > 3:
                 return "ESCAPED:sees other processes"
@@ -252,7 +260,7 @@ def test_hostile_bot(
     monkeypatch.setenv("ARENA_TEST_SECRET", SECRET)  # the worker's environment holds a secret
     port, peers = listener
     other = load_bot(write_bot(PLAY, name="victim"))
-    path = write_bot("", name=case.name)  # to get the token into the file name first
+    path = write_bot("", name=case.name)  # first, to learn the token in the file name
     body = (
         case.body.replace("@@PORT@@", str(port))
         .replace("@@PROJECT@@", str(PROJECT_FILE))
@@ -261,7 +269,7 @@ def test_hostile_bot(
         .replace("@@WORKER_PID@@", str(os.getpid()))
         .replace("@@TOKEN@@", path.stem)
     )
-    path.write_text(path.read_text() + __import__("textwrap").dedent(body))
+    path.write_text(path.read_text() + textwrap.dedent(body))
 
     agents: list[engine.Agent] = [engine.RandomAgent(seed) for seed in range(4)]
     with SandboxedAgent(path, limits.replace(**case.limits)) as hostile:
