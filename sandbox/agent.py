@@ -2,7 +2,8 @@
 
 Lifecycle per game (the match runner drives it): ``start`` claims a uid slot, spawns the bot
 under bubblewrap and sends ``hello`` without waiting, so the bots of a match start in parallel;
-the first ``act`` waits for ``ready`` (within the start-up limit, counted from the spawn).
+``wait_ready`` (or else the first ``act``) waits for ``ready`` within the start-up limit, counted
+from the spawn.
 ``act`` sends the observation and waits for the reply within ``min(decision timeout, time bank)``.
 ``finish`` sends ``over`` and kills the process group; any fault kills it at once. Use the agent
 as a context manager (or call :meth:`close`) so the process is killed and reaped even if the
@@ -135,7 +136,7 @@ class SandboxedAgent(Agent):
                 AgentFault(Verdict.INTERNAL_ERROR, "act() without a running bot (start() missing?)")
             )
         if not self._ready:
-            self._await_ready()
+            self.wait_ready()
         self._seq += 1
         allowed_ms = min(self.limits.decision_timeout_ms, self.time_bank_ms)
         if allowed_ms <= 0:
@@ -246,7 +247,16 @@ class SandboxedAgent(Agent):
     def _startup_deadline(self) -> float:
         return self._process.started + self.limits.startup_timeout_ms / 1000
 
-    def _await_ready(self) -> None:
+    def wait_ready(self) -> None:
+        """Wait for ``ready`` (else the first ``act`` does). Raises the start-up fault, if any.
+
+        A runner that calls every agent's ``start`` first and then ``wait_ready`` starts the bots
+        in parallel and keeps start-up time out of the first decision's time.
+        """
+        if self._ready:
+            return
+        if self._res.process is None:
+            raise self._record(AgentFault(Verdict.INTERNAL_ERROR, "wait_ready() without start()"))
         process = self._process
         try:
             line = process.read_line(self._startup_deadline())
@@ -344,8 +354,10 @@ class SandboxedAgent(Agent):
     def _collect_stderr(self) -> None:
         process = self._res.process
         if process is not None and process.stderr.total:
-            self._log.write(f"--- game {self._games} ---\n".encode())
-            self._log.write(process.stderr.text().encode())
+            header = f"--- game {self._games} ---\n".encode()
+            text = process.stderr.text().encode()
+            room = max(0, self._log.capacity - len(header))
+            self._log.write(header + (text[-room:] if room else b""))
             process.stderr = RingBuffer(process.stderr.capacity)
 
     def _end_game(self) -> None:

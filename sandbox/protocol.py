@@ -60,7 +60,7 @@ def over(result: dict[str, Any]) -> dict[str, Any]:
 
 def _decode(line: bytes) -> dict[str, Any]:
     try:
-        message = json.loads(line)
+        message = json.loads(line.decode("utf-8"))  # bytes would also accept UTF-16/32
     except UnicodeDecodeError:
         raise ProtocolViolation("the line is not UTF-8") from None
     except json.JSONDecodeError as err:

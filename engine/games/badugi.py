@@ -40,13 +40,14 @@ from ..registry import register
 from .badugi_hands import best_subset, hand_kind, hand_name, hand_value, value_name
 
 __all__ = [
-    "BadugiGame", "BadugiState", "Params", "Phase", "best_subset", "big_blinds_per_100",
+    "BadugiGame", "BadugiParams", "BadugiState", "Phase", "best_subset", "big_blinds_per_100",
     "hand_kind", "hand_name", "hand_value", "value_name",
 ]
 
 ROUNDS = 4  # betting rounds; a draw comes between two rounds
 CHECK = ["check"]
 BET_CHECK = ["bet", "check"]
+CHECK_RAISE = ["check", "raise"]  # the big blind's option
 CALL_FOLD = ["call", "fold"]
 CALL_FOLD_RAISE = ["call", "fold", "raise"]
 KOREAN_OPEN = ["bet", "check", "fold", "half"]
@@ -61,7 +62,7 @@ class Phase(Enum):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Params:
+class BadugiParams:
     """Rule options of RULES.md §6 for Badugi, the stakes and the match length."""
 
     #: seats at the table (RULES.md BDG-7: 2–6)
@@ -113,10 +114,10 @@ class Params:
 class BadugiGame(Game):
     name = "badugi"
     title = "Badugi"
-    Params = Params
+    Params = BadugiParams
     min_players = 2
     max_players = 6
-    params: Params
+    params: BadugiParams
     example_params: ClassVar[list[dict[str, Any]]] = [
         {},
         {"players": 3},
@@ -159,7 +160,7 @@ class BadugiGame(Game):
 
 
 def big_blinds_per_100(result: Any) -> list[float]:
-    """Per-entrant big blinds per 100 hands of a :class:`engine.MatchResult` of Badugi."""
+    """Per-entrant big blinds (Korean betting: antes) per 100 hands of a Badugi match result."""
     game = BadugiGame(**result.params)
     hands = sum(len(play.state.deals) for play in result.games)  # every entrant plays every game
     return next(iter(game.rate_scores(result.scores, hands).values()))
@@ -205,6 +206,7 @@ class BadugiState(State):
         p = self.game.params
         if self.korean:
             self.committed = [p.ante] * n
+            self.pot = p.ante * n
             self._start_round(first=(b + 1) % n)
             return
         if n == 2:  # heads-up: the button posts the small blind and acts first
@@ -215,6 +217,7 @@ class BadugiState(State):
         self._start_round(first)
         self.put[small] = self.committed[small] = p.small_blind
         self.put[big] = self.committed[big] = p.big_blind
+        self.pot = p.small_blind + p.big_blind
         self.level = p.big_blind
         self.bets = 1  # the big blind is the round's first bet
 
@@ -261,7 +264,9 @@ class BadugiState(State):
         can_raise = self.bets < self.cap or (self.live == 2 and self.game.params.unlimited_heads_up)
         if to_call > 0:
             return CALL_FOLD_RAISE if can_raise else CALL_FOLD
-        return BET_CHECK if can_raise else CHECK
+        if not can_raise:
+            return CHECK
+        return BET_CHECK if self.level == 0 else CHECK_RAISE
 
     def _illegal_reason(self, action: str) -> str:
         if self.phase is Phase.DRAW:
@@ -277,8 +282,8 @@ class BadugiState(State):
         if action in ("bet", "raise", "half"):
             if self.korean and self.limited[self.to_act]:
                 return "a player who checked or called in this round may only call or fold"
-            if action == "bet" and to_call > 0:
-                return "there is a bet to call: raise instead"
+            if action == "bet" and self.level > 0:
+                return "there is already a bet: raise instead"
             if action == "raise" and self.level == 0:
                 return "nothing has been bet: bet instead"
             return f"the betting is capped at {self.cap} bets in this round"
@@ -337,7 +342,7 @@ class BadugiState(State):
         elif action == "raise":
             size = self.last_size
         else:  # half: half of the pot after calling
-            size = (sum(self.committed) + to_call) // 2
+            size = (self.pot + to_call) // 2
         self.last_size = size
         self.level += size
         return to_call + size
@@ -345,6 +350,7 @@ class BadugiState(State):
     def _pay(self, seat: int, amount: int) -> None:
         self.put[seat] += amount
         self.committed[seat] += amount
+        self.pot += amount
 
     def _end_round(self) -> None:
         if self.street == ROUNDS - 1:
@@ -418,7 +424,7 @@ class BadugiState(State):
 
     def _win_uncontested(self) -> None:
         won = [0] * self.num_players
-        won[self.folded.index(False)] = sum(self.committed)
+        won[self.folded.index(False)] = self.pot
         self._finish_hand(won, None)
 
     def _showdown(self) -> None:
@@ -427,7 +433,7 @@ class BadugiState(State):
         values = {s: hand_value(self.hands[s]) for s in order if not self.folded[s]}
         best = max(values.values())
         winners = [s for s in values if values[s] == best]
-        share, odd = divmod(sum(self.committed), len(winners))
+        share, odd = divmod(self.pot, len(winners))
         won = [0] * n
         for i, s in enumerate(winners):
             won[s] = share + (1 if i < odd else 0)  # odd chips one by one from the button's left
@@ -444,7 +450,8 @@ class BadugiState(State):
             revealed[s] = [TEXT_OF[c] for c in self.hands[s]]
             names[s] = value_name(value)
         winners = [s for s in range(n) if won[s] > 0]
-        pot = sum(self.committed)
+        pot = self.pot
+        drawn = [list(d) for d in self.drawn]
         final = [[TEXT_OF[c] for c in (self.folded_hands[s] or self.hands[s])] for s in range(n)]
         self.deals[-1].info = {
             "pot": pot,
@@ -452,7 +459,7 @@ class BadugiState(State):
             "revealed": revealed,
             "names": names,
             "final_hands": final,
-            "drawn": [list(d) for d in self.drawn],
+            "drawn": drawn,
             "reshuffles": self.reshuffles,
         }
         self.finish_deal_record(net)
@@ -460,7 +467,7 @@ class BadugiState(State):
             "hand_number": len(self.deals) - 1,
             "button": self.button,
             "actions": self.public,
-            "drawn": [list(d) for d in self.drawn],
+            "drawn": drawn,
             "pot": pot,
             "winners": winners,
             "revealed": revealed,
@@ -480,7 +487,21 @@ class BadugiState(State):
         return [float(x) for x in self.net]
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` knows; ``last_hand`` (the previous hand, showdown included) is shared."""
+        """What ``seat`` knows (JSON-serialisable; treat it as read-only, parts are shared).
+
+        Keys: ``game``, ``seat``, ``phase`` (bet / draw / over), ``to_act`` (-1 at the end),
+        ``hand`` (own cards, sorted; empty after folding), ``legal`` (when ``seat`` is to act),
+        ``hand_number`` (0-based) of ``hands``, ``players``, ``button``, ``betting`` (fixed_limit
+        or korean), ``blinds`` [small, big] and ``stakes`` [small bet, big bet] (null in Korean
+        betting), ``ante``, ``street`` (betting round 0–3; during a draw the round before it),
+        ``draws_left`` (the draw in progress included), ``actions`` (this hand's public
+        ``[seat, action]`` pairs, a draw shown as ``drew:<count>``), ``drawn`` (per seat, cards
+        drawn at each draw), ``discards`` (own discards this hand), ``folded``, ``pot``,
+        ``to_call``, ``bets`` (put in this round), ``committed`` (this hand), ``bet_count`` and
+        ``max_bets`` (this round's bets and cap), ``stacks`` (null when unbounded), ``scores``
+        (net chips over the match) and ``last_hand`` (the previous hand: actions, draws, pot,
+        winners, the hands ``revealed`` at its showdown with their ``names``, and ``net``).
+        """
         p = self.game.params
         phase = self.phase
         to_act = self.to_act
@@ -507,7 +528,7 @@ class BadugiState(State):
             "drawn": [list(d) for d in self.drawn],
             "discards": [TEXT_OF[c] for c in self.discards[seat]],
             "folded": list(self.folded),
-            "pot": sum(committed),
+            "pot": self.pot,
             "to_call": self.level - self.put[seat] if betting else 0,
             "bets": list(self.put),
             "committed": list(committed),
@@ -577,8 +598,9 @@ def draw_actions(hand: list[Card]) -> list[str]:
     ab = a + "," + b
     ac = a + "," + c
     bc = b + "," + c
+    abc = ab + "," + c
     return [
-        "draw:", "draw:" + a, "draw:" + ab, "draw:" + ab + "," + c, "draw:" + ab + "," + c + "," + d,
+        "draw:", "draw:" + a, "draw:" + ab, "draw:" + abc, "draw:" + abc + "," + d,
         "draw:" + ab + "," + d, "draw:" + ac, "draw:" + ac + "," + d, "draw:" + a + "," + d,
         "draw:" + b, "draw:" + bc, "draw:" + bc + "," + d, "draw:" + b + "," + d, "draw:" + c,
         "draw:" + c + "," + d, "draw:" + d,

@@ -20,6 +20,7 @@ from .badugi_hands import BEST, LOW_RANK, all_hand_values, best_subset, hand_val
 THRESHOLDS = {3: (0.88, 0.30), 2: (0.92, 0.45), 1: (0.94, 0.55), 0: (0.96, 0.62)}
 # with this many draws left, also throw best-subset cards above this ace-low rank
 KEEP_AT_MOST = {3: 8, 2: 9, 1: 13}
+MAX_OWN_BETS = 4  # never push the betting past this many bets (matters without a cap)
 _PERCENTILE: list[float] = []
 
 
@@ -62,8 +63,8 @@ class HeuristicAgent(Agent):
         draws_left = min(observation["draws_left"], 3)
         raise_at, continue_at = THRESHOLDS[draws_left]
         power = strength(hand_value(observation["hand"]))
-        if power >= raise_at:
-            for action in ("raise", "bet", "half", "call", "check"):
+        if power >= raise_at and observation["bet_count"] < MAX_OWN_BETS:
+            for action in ("raise", "bet", "half"):
                 if action in legal:
                     return action
         if "check" in legal:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations, repeat
 from math import comb
 
-from ..cards import RANK_OF, SUIT_OF, TEXT_OF
+from ..cards import CARDS, RANK_OF, SUIT_OF, TEXT_OF
 
 #: ace-low rank 1..13 (A=1 … K=13) of each card index
 LOW_RANK: tuple[int, ...] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
@@ -55,7 +55,8 @@ BEST = len(CLASSES) - 1
 _C2 = tuple(comb(n, 2) for n in range(52))
 _C3 = tuple(comb(n, 3) for n in range(52))
 _C4 = tuple(comb(n, 4) for n in range(52))
-_INDEX: dict[object, int] = {TEXT_OF[c]: c for c in range(52)} | {c: c for c in range(52)}
+# keyed by the interned Card objects (an identity hit), which also serves plain ints 0..51
+_INDEX: dict[object, int] = {TEXT_OF[c]: c for c in range(52)} | {CARDS[c]: c for c in range(52)}
 _TABLE: list[int] | None = None
 
 

@@ -221,6 +221,7 @@ class BarbuState(State):
         self.lo = [0, 0, 0, 0]  # domino layout per suit index (0: not opened)
         self.hi = [0, 0, 0, 0]
         self.finished: list[int] = []
+        self.passes = 0  # consecutive domino passes (a deadlock is impossible: asserted)
         self.public.update(
             phase=Phase.DECLARE,
             deal=index,
@@ -418,7 +419,11 @@ class BarbuState(State):
         seat = self._to_act
         public = self.public
         public["domino_moves"] = [*public["domino_moves"], {"seat": seat, "action": action}]
-        if action != "pass":
+        if action == "pass":
+            self.passes += 1
+            assert self.passes < 4, "domino deadlock: impossible with the whole pack dealt"
+        else:
+            self.passes = 0
             hand = self.hands[seat]
             hand.remove(action)
             s, r = SUIT_POSITION[action[1]], RANK_VALUE[action[0]]
@@ -521,7 +526,13 @@ class BarbuState(State):
         obs["to_act"] = to_act
         obs["hand"] = hands[seat][:]
         obs["hand_sizes"] = [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])]
-        obs["legal"] = self.legal_actions() if to_act == seat else []
+        if to_act == seat:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_actions()
+            obs["legal"] = legal[:]
+        else:
+            obs["legal"] = []
         return obs
 
     def _illegal_reason(self, action: str) -> str:

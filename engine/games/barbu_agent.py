@@ -45,7 +45,7 @@ def _by_suit(cards: Iterable[str]) -> dict[str, list[int]]:
 def _strength(rank: int, low: int) -> float:
     """How likely a card of ``rank`` is to win a trick in no-trump play (0 for low cards)."""
     t = (rank - low) / (14 - low)
-    return max(0.0, (t - 0.42) / 0.58) ** 1.5
+    return float(max(0.0, (t - 0.42) / 0.58) ** 1.5)
 
 
 def _calibration(low: int) -> float:

@@ -129,7 +129,7 @@ def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
 
 def contract_actions(names: Iterable[str], low_rank: int) -> list[str]:
     """Declaration actions for ``names``, sorted: trump suit and domino rank are spelled out."""
-    actions = []
+    actions: list[str] = []
     for name in names:
         if name == "trumps":
             actions.extend(f"contract:trumps:{s}" for s in SUITS)

@@ -240,6 +240,15 @@ class BeloteGame(Game):
 
 
 class BeloteState(State):
+    """One Belote game.
+
+    Each deal's record holds the 8-card hands after the completion (the 5-card hands for a void
+    deal) and ``info``: ``upcard``, ``trump``, ``taker``, ``card_points`` per team (last trick
+    included), ``tricks`` per team, ``belote`` (seat of the K+Q holder or None), ``outcome``
+    (:class:`Outcome`), ``litige_awarded`` (pot added to this deal's winner), ``litige_pot``
+    (pot left waiting after this deal). Deal scores per seat include an awarded pot.
+    """
+
     game: BeloteGame
 
     def __init__(self, game: BeloteGame, seed: int, decks: Any, first_dealer: int | None) -> None:
@@ -275,6 +284,7 @@ class BeloteState(State):
         self.belote: list[dict[str, Any]] = []  # public announcements
         self.belote_seat: int | None = None
         self.table = TrickTable(4, dealer)
+        self.trick_public: list[dict[str, Any]] = []  # the trick on the table, public form
         self.player = (dealer + 1) % 4
 
     def _complete_deal(self, taker: int) -> None:
@@ -305,15 +315,12 @@ class BeloteState(State):
     def _legal_actions(self) -> list[str]:
         phase = self.phase
         if phase is Phase.PLAY:
-            return self._legal_cards()
+            trump = self.trump
+            assert trump is not None
+            return legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
         if phase is Phase.BID1:
             return list(BID_ROUND1)
         return list(BID_ROUND2[SUIT_OF[self.upcard]])
-
-    def _legal_cards(self) -> list[str]:
-        trump = self.trump
-        assert trump is not None
-        return legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
 
     def _apply(self, action: str) -> None:
         phase = self.phase
@@ -355,6 +362,7 @@ class BeloteState(State):
         self.phase = Phase.PLAY
         leader = self.dealer if self.params.first_lead == "dealer" else (self.dealer + 1) % 4
         self.table = TrickTable(4, leader)
+        self.trick_public = []
         self.player = leader
 
     def _apply_play(self, c: Card) -> None:
@@ -365,9 +373,11 @@ class BeloteState(State):
         assert trump is not None
         if SUIT_OF[c] == trump and c in belote_pair(trump):
             self._announce_belote(seat, c)
+        self.trick_public.append({"seat": seat, "card": TEXT_OF[c]})
         if not table.play(seat, c):
             self.player = (seat + 1) % 4
             return
+        self.trick_public = []
         points = card_points(trump)
         won = points[table.cards[0]] + points[table.cards[1]] + points[table.cards[2]]
         won += points[table.cards[3]]
@@ -448,7 +458,7 @@ class BeloteState(State):
             "bids": self.bids[:],
             "taker": self.taker,
             "trump": self.trump,
-            "trick": table.current(),
+            "trick": self.trick_public[:],
             "tricks": table.completed[:],
             "points": self.points[:],
             "belote": self.belote[:],
@@ -463,11 +473,11 @@ class BeloteState(State):
             return "the upcard's suit cannot be named in the second round"
         if self.phase is not Phase.PLAY or not self.table.cards:
             return ""
-        if action not in TEXT_OF or card(action) not in self.hands[self.player]:
+        if CARD_BY_TEXT.get(action) not in self.hands[self.player]:
             return "not a card in your hand"
         return "must follow suit, overtrump a trump lead, or trump when the partner is not master"
 
-    def redeal_hidden(self, seat: int, rng: random.Random) -> State:
+    def redeal_hidden(self, seat: int, rng: random.Random) -> BeloteState:
         """Shuffle the other hands and the undealt stock, keeping the cards known to be placed.
 
         Known placements: the upcard in the taker's hand (until played) and, after a belote

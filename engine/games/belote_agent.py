@@ -101,9 +101,10 @@ class BeloteHeuristic(Agent):
         if partner_winning:
             safe = last or not any(power[c] > top for c in unseen)
             if safe:
-                gifts = [c for c in options if not self._is_master(c, unseen, trump)]
-                pool = gifts or options
-                return TEXT_OF[max(pool, key=lambda c: (points[c], -cheap(c)[0], -power[c]))]
+                plain = [c for c in options if SUIT_OF[c] != trump]
+                gifts = [c for c in plain if not self._is_master(c, unseen, trump)]
+                pool = gifts or plain or options
+                return TEXT_OF[max(pool, key=lambda c: (points[c], -power[c]))]
             return TEXT_OF[min(options, key=cheap)]
         winners = [c for c in options if power[c] > top]
         if winners:

@@ -144,7 +144,9 @@ def test_cards_texts_and_order_do_not_matter() -> None:
     assert hand_value(tuple(reversed(hand))) == hand_value(hand)
 
 
-@pytest.mark.parametrize("bad", [["As", "As", "2c", "3d"], ["As", "2c", "3d"], ["As", "2c", "3d", "1x"]])
+@pytest.mark.parametrize(
+    "bad", [["As", "As", "2c", "3d"], ["As", "2c", "3d"], ["As", "2c", "3d", "1x"]]
+)
 def test_bad_hands_are_rejected(bad: list[str]) -> None:
     with pytest.raises(ValueError):
         hand_value(bad)

@@ -283,5 +283,6 @@ def test_heuristic_team_beats_random_team() -> None:
             engine.make_agent("bauer", "random", seed + 1),
         ]
         result = engine.run_match("bauer", {}, agents, seed, duplicate=True)
+        assert result.faults == []  # the heuristic never offered an illegal action
         wins += result.scores[0] > result.scores[1]
     assert wins >= 36

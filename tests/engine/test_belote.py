@@ -90,6 +90,12 @@ def finish_deal(state: BeloteState, pick: str = "first") -> dict[str, object]:
     return {**record.info, "scores": record.scores}
 
 
+def _taken(state: BeloteState) -> BeloteState:
+    """The first bidder takes the upcard."""
+    state.apply_action("take")
+    return state
+
+
 def legal(hand: str, trick: str, trump: str = "h", **options: object) -> list[str]:
     return legal_cards(sorted(cards(hand)), cards(trick), trump, Params(**options))  # type: ignore[arg-type]
 
@@ -249,12 +255,6 @@ def test_3_8_10_capot_in_play_lost_zero_point_trick_and_defenders_capot() -> Non
 
 
 # -- 11. litige ---------------------------------------------------------------------------------
-
-
-def _taken(state: BeloteState) -> BeloteState:
-    """The first bidder takes the upcard."""
-    state.apply_action("take")
-    return state
 
 
 def test_3_8_11_litige_pot_goes_to_the_attackers_when_the_next_deal_succeeds() -> None:
@@ -462,6 +462,42 @@ def test_redeal_keeps_the_upcard_with_the_taker() -> None:
         assert other.observation(0) == state.observation(0)
 
 
+# -- invariants over random games ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [{}, {"belote_stays_with_holder": True, "target": 400}])
+def test_every_scored_deal_adds_up(options: dict[str, object]) -> None:
+    """Card points sum to 162 and 8 tricks; the deal scores distribute exactly what was won."""
+    game = engine.load_game("belote", **options)
+    for seed in range(30):
+        state = game.new_initial_state(seed)
+        assert isinstance(state, BeloteState)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        totals = [0, 0]
+        pot = 0
+        for record in state.deals:
+            info, scores = record.info, record.scores
+            assert scores is not None
+            totals[0] += scores[0]
+            totals[1] += scores[1]
+            if info["outcome"] == "void":
+                assert scores == [0, 0, 0, 0]
+                continue
+            assert sum(info["card_points"]) == 162 and sum(info["tricks"]) == 8
+            won = 162 + (20 if info["belote"] is not None else 0)
+            if info["outcome"] == "litige":
+                assert info["litige_pot"] - pot + scores[0] + scores[1] == won
+            else:
+                bonus = 90 if info["outcome"] in ("capot", "defenders_capot") else 0
+                assert scores[0] + scores[1] == won + bonus + info["litige_awarded"]
+                assert info["litige_awarded"] == pot
+            pot = info["litige_pot"]
+        assert totals == state.scores
+        assert max(totals) > game.params.target and totals[0] != totals[1]
+
+
 # -- agent --------------------------------------------------------------------------------------
 
 
@@ -477,5 +513,6 @@ def test_heuristic_team_beats_random_team() -> None:
             engine.make_agent("belote", "random", seed + 1),
         ]
         result = engine.run_match("belote", {}, agents, seed, duplicate=True)
+        assert result.faults == []  # the heuristic never offered an illegal action
         wins += result.scores[0] > result.scores[1]
     assert wins >= 36

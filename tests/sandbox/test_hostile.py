@@ -207,7 +207,7 @@ CASES = [
         """, None, log="Read-only file system"),
     Case("background_child", """
         def act(m):
-            if os.fork() == 0:
+            if m["id"] == 1 and os.fork() == 0:
                 os.setsid()
                 if os.fork() == 0:
                     os.execv(sys.executable, [sys.executable, "-c",
@@ -310,3 +310,30 @@ def test_fork_bomb_is_contained(
         log = bot.stderr_log
     forked = int(log.split("forked ")[1].split()[0])
     assert 0 < forked < limits.max_processes
+
+
+@pytest.mark.parametrize("name", ["network", "reads_secrets"])
+def test_escape_probes_detect_escapes_without_the_sandbox(
+    name: str,
+    limits: Limits,
+    write_bot: Callable[..., Path],
+    listener: tuple[int, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Control experiment: unconfined (trusted mode), the same probes do escape and say so."""
+    monkeypatch.setenv("ARENA_TEST_SECRET", SECRET)
+    port, _ = listener
+    case = CASES[[c.name for c in CASES].index(name)]
+    body = (
+        case.body.replace("@@PORT@@", str(port))
+        .replace("@@PROJECT@@", str(PROJECT_FILE))
+        .replace("@@OTHER_BOT@@", str(PROJECT_FILE))
+        .replace("@@SECRET@@", SECRET)
+        .replace("@@WORKER_PID@@", str(os.getpid()))
+    )
+    with SandboxedAgent(write_bot(body), limits, trusted=True) as bot:
+        bot.start({"game": GAME, "seat": 0, "params": PARAMS})
+        with pytest.raises(engine.AgentFault) as fault:
+            bot.act({}, ["7h"])
+    assert fault.value.verdict == "illegal_action"
+    assert fault.value.detail["action"].startswith("ESCAPED:")

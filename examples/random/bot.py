@@ -1,6 +1,6 @@
 """A random bot for every Card Arena game: the smallest complete protocol implementation.
 
-Run by the arena as ``python3 random_bot.py``; it reads one JSON object per line on stdin and
+Run by the arena as ``python3 bot.py`` (see bot.toml); it reads one JSON object per line on stdin and
 answers on stdout (see docs/protocol.md). Standard library only.
 """
 

@@ -1,0 +1,422 @@
+"""``arena``: run matches between bots locally, through the same sandbox the platform uses.
+
+    arena play belote mybot.py examples/belote/heuristic.py builtin:random builtin:heuristic \\
+        --seed 7 --duplicate --matches 20 --replay out.json
+    arena validate mybot.py --game barbu
+    arena games
+
+A bot is a file, a ``.zip`` or a directory (see docs/protocol.md), or ``builtin:<kind>`` for the
+engine's in-process agents (``random``, ``heuristic``). ``--trusted`` runs file bots without
+bubblewrap, for debugging your own bot only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, TextIO
+
+import engine
+
+from .agent import SandboxedAgent
+from .bwrap import SandboxUnavailable
+from .limits import Limits
+from .package import BotPackage, BotPackageError, load_bot
+
+BUILTIN = "builtin:"
+
+#: short matches for ``arena validate`` (the bot plays every seat once via duplicate)
+SMOKE_PARAMS: dict[str, dict[str, Any]] = {
+    "belote": {"target": 300},
+    "bauer": {"start_points": 3},
+    "barbu": {"mode": "base"},
+    "badugi": {"hands": 12},
+}
+
+HINTS = {
+    "timeout": "answer every act within decision_timeout_ms (and the time bank) and flush "
+    "stdout after each line; answer hello with ready within startup_timeout_ms",
+    "crash": "your program exited; its stderr (below) usually says why",
+    "memory": "stay within address_space_bytes; watch for unbounded caches or recursion",
+    "output_limit": "write less: stdout is for protocol lines only, stderr is capped too",
+    "protocol_error": 'reply with exactly one JSON object per line: {"id": <id of the act>, '
+    '"action": "<one of legal>"}',
+    "illegal_action": "the action must be one of the strings in the act's legal list, verbatim",
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Entrant:
+    name: str
+    spec: str
+    package: BotPackage | None = None  # None for builtin agents
+    kind: str | None = None
+
+
+@dataclass
+class Tally:
+    score: float = 0.0
+    places: list[int] = field(default_factory=list)
+    faults: dict[str, int] = field(default_factory=dict)
+    decision_ns: list[int] = field(default_factory=list)
+    startup_s: list[float] = field(default_factory=list)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except (UsageError, BotPackageError, engine.InvalidParams) as err:
+        print(f"arena: {err}", file=sys.stderr)
+        return 2
+    except SandboxUnavailable as err:
+        print(
+            f"arena: {err}\n(use --trusted to run your own bots without the sandbox)",
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arena", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--trusted", action="store_true", help="run file bots WITHOUT the sandbox")
+        p.add_argument(
+            "--param", action="append", default=[], metavar="NAME=VALUE", help="game rule option"
+        )
+        p.add_argument(
+            "--limit", action="append", default=[], metavar="NAME=VALUE",
+            help="sandbox limit, e.g. decision_timeout_ms=2000",
+        )  # fmt: skip
+        p.add_argument("--pin-cpu", type=int, metavar="N", help="pin referee and bots to CPU N")
+
+    play = sub.add_parser("play", help="play matches and print a summary")
+    play.add_argument("game")
+    play.add_argument("bots", nargs="+", help="one per seat: path, .zip, directory or builtin:KIND")
+    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--matches", type=int, default=1)
+    play.add_argument("--duplicate", action="store_true", help="replay deals with seats rotated")
+    play.add_argument("--replay", type=Path, help="write the replay JSON here (-NNN per match)")
+    play.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    common(play)
+    play.set_defaults(func=cmd_play)
+
+    validate = sub.add_parser("validate", help="smoke-test one bot and explain any fault")
+    validate.add_argument("bot")
+    validate.add_argument("--game", required=True)
+    validate.add_argument("--seed", type=int, default=1)
+    common(validate)
+    validate.set_defaults(func=cmd_validate)
+
+    games = sub.add_parser("games", help="list games, seats and rule options")
+    games.set_defaults(func=cmd_games)
+    return parser
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for name in engine.available_games():
+        game = engine.load_game(name)
+        options = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.params_dict().items())
+        kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
+        print(f"{name}: {game.num_players} seats; builtins: {kinds}\n    {options}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = _game(args.game, args.param)
+    if len(args.bots) != game.num_players:
+        raise UsageError(
+            f"{game.name} needs {game.num_players} bots (one per seat), got {len(args.bots)}; "
+            "name a bot twice to fill seats"
+        )
+    if args.matches < 1:
+        raise UsageError("--matches must be at least 1")
+    limits = _limits(args.limit)
+    _pin(args.pin_cpu)
+    entrants = _entrants(args.bots)
+    tallies = [Tally() for _ in entrants]
+    fault_lines: list[str] = []
+    logs: dict[int, str] = {}
+    started = time.monotonic()
+    bar = Progress(args.matches, enabled=not args.quiet and args.matches > 1)
+    try:
+        for index in range(args.matches):
+            seed = args.seed + index
+            result, agents = _play_one(game, entrants, limits, seed, args.duplicate, args.trusted)
+            _tally(result, agents, tallies)
+            for f in result.faults:
+                fault_lines.append(
+                    f"  seed {seed} game {f.game_index} seat {f.seat} decision {f.decision}: "
+                    f"{entrants[f.entrant].name}: {f.verdict}: {f.message}"
+                )
+            for i, agent in enumerate(agents):
+                if isinstance(agent, SandboxedAgent) and agent.fault is not None:
+                    logs.setdefault(i, agent.stderr_log)
+            if args.replay is not None:
+                _write_replay(args.replay, result.replay, index, args.matches)
+            bar.update(index + 1)
+    finally:
+        bar.close()
+        for entrant in entrants:
+            if entrant.package is not None:
+                entrant.package.close()
+    elapsed = time.monotonic() - started
+    _summary(sys.stdout, game, args, entrants, tallies, elapsed)
+    if fault_lines:
+        print("\nfaults:")
+        print("\n".join(fault_lines[:50]))
+        if len(fault_lines) > 50:
+            print(f"  ... and {len(fault_lines) - 50} more")
+        for i, log in logs.items():
+            if log.strip():
+                print(f"\nstderr of {entrants[i].name} (last lines, from its first faulted match):")
+                print(_tail(log, 15))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    params = {**SMOKE_PARAMS.get(args.game, {}), **_params(args.param)}
+    game = _game(args.game, [f"{k}={json.dumps(v)}" for k, v in params.items()])
+    limits = _limits(args.limit)
+    _pin(args.pin_cpu)
+    package = load_bot(args.bot)
+    print(f"bot {package.name}: runtime {package.runtime}, entry {package.entry}")
+    others = [Entrant(f"random#{i}", "builtin:random", kind="random") for i in range(1, 9)]
+    entrants = [Entrant(package.name, args.bot, package)] + others[: game.num_players - 1]
+    try:
+        result, agents = _play_one(game, entrants, limits, args.seed, True, args.trusted)
+    finally:
+        package.close()
+    bot = agents[0]
+    assert isinstance(bot, SandboxedAgent)
+    mine = [f for f in result.faults if f.entrant == 0]
+    tally = [Tally() for _ in entrants]
+    _tally(result, agents, tally)
+    times = sorted(tally[0].decision_ns)
+    print(
+        f"{game.name} {json.dumps(params)}: {len(result.games)} games (every seat), "
+        f"{len(times)} decisions, {_ms(times)} ms per decision (mean / max), "
+        f"start-up {_startup(tally[0])} ms"
+    )
+    if not mine:
+        print("OK: no faults")
+        return 0
+    for f in mine:
+        print(f"\nFAULT in game {f.game_index} (seat {f.seat}, decision {f.decision}): {f.verdict}")
+        print(f"  {f.message}")
+        if f.detail:
+            print(f"  detail: {json.dumps(f.detail)}")
+        print(f"  hint: {HINTS.get(f.verdict, '')}")
+    log = bot.stderr_log
+    if log.strip():
+        print("\nyour bot's stderr (last lines):")
+        print(_tail(log, 30))
+    return 1
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _game(name: str, raw_params: list[str]) -> engine.Game:
+    if name not in engine.available_games():
+        raise UsageError(
+            f"unknown game {name!r} (available: {', '.join(engine.available_games())})"
+        )
+    return engine.load_game(name, **_params(raw_params))
+
+
+def _params(raw: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--param {item!r}: expected NAME=VALUE")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def _limits(raw: list[str]) -> Limits:
+    known = {f.name for f in fields(Limits)}
+    changes: dict[str, int] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep or key not in known or not value.isdigit():
+            raise UsageError(
+                f"--limit {item!r}: expected NAME=INTEGER, NAME one of {sorted(known)}"
+            )
+        changes[key] = int(value)
+    return Limits(**changes)
+
+
+def _pin(cpu: int | None) -> None:
+    """Pin this process (and so the bots it starts) to one CPU: round trips get faster."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+
+
+def _entrants(specs: list[str]) -> list[Entrant]:
+    entrants: list[Entrant] = []
+    loaded: dict[str, BotPackage] = {}
+    for spec in specs:
+        if spec.startswith(BUILTIN):
+            kind = spec[len(BUILTIN) :]
+            entrants.append(Entrant(spec, spec, kind=kind))
+            continue
+        package = loaded.get(spec) or load_bot(spec)
+        loaded[spec] = package
+        entrants.append(Entrant(package.name, spec, package))
+    counts: dict[str, int] = {}
+    for entrant in entrants:  # make names unique: greedy, greedy#2, ...
+        counts[entrant.name] = counts.get(entrant.name, 0) + 1
+        if counts[entrant.name] > 1:
+            entrant.name = f"{entrant.name}#{counts[entrant.name]}"
+    return entrants
+
+
+def _play_one(
+    game: engine.Game,
+    entrants: list[Entrant],
+    limits: Limits,
+    seed: int,
+    duplicate: bool,
+    trusted: bool,
+) -> tuple[engine.MatchResult, list[engine.Agent]]:
+    agents: list[engine.Agent] = []
+    try:
+        for i, entrant in enumerate(entrants):
+            if entrant.package is None:
+                agents.append(engine.make_agent(game.name, entrant.kind or "", seed * 31 + i))
+            else:
+                agents.append(SandboxedAgent(entrant.package, limits, trusted=trusted))
+        result = engine.run_match(
+            game, None, agents, seed, duplicate=duplicate, entrants=[e.name for e in entrants]
+        )
+    finally:
+        for agent in agents:
+            if isinstance(agent, SandboxedAgent):
+                agent.close()
+    return result, agents
+
+
+def _tally(result: engine.MatchResult, agents: list[engine.Agent], tallies: list[Tally]) -> None:
+    for i, tally in enumerate(tallies):
+        tally.score += result.scores[i]
+        tally.places.append(result.placings[i])
+        agent = agents[i]
+        if isinstance(agent, SandboxedAgent):
+            tally.startup_s += agent.startup_seconds
+    for f in result.faults:
+        faults = tallies[f.entrant].faults
+        faults[f.verdict] = faults.get(f.verdict, 0) + 1
+    for play in result.games:
+        for (seat, _action), ns in zip(play.state.history, play.times_ns, strict=False):
+            tallies[play.seats[seat]].decision_ns.append(ns)
+
+
+def _summary(
+    out: TextIO,
+    game: engine.Game,
+    args: argparse.Namespace,
+    entrants: list[Entrant],
+    tallies: list[Tally],
+    elapsed: float,
+) -> None:
+    mode = "duplicate" if args.duplicate else "single"
+    changed = {
+        k: v
+        for k, v in game.params_dict().items()
+        if v != engine.load_game(game.name).params_dict()[k]
+    }
+    print(
+        f"{game.name} {json.dumps(changed) if changed else '(default rules)'}: {args.matches} "
+        f"{mode} match(es), seeds {args.seed}..{args.seed + args.matches - 1}, {elapsed:.2f} s",
+        file=out,
+    )
+    width = max(8, *(len(e.name) for e in entrants))
+    header = f"{'entrant':<{width}}  {'score':>10}  {'avg place':>9}  {'1st':>4}  " \
+             f"{'ms/decision mean / max':>22}  {'start ms':>8}  faults"  # fmt: skip
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for entrant, t in zip(entrants, tallies, strict=True):
+        avg = sum(t.places) / len(t.places)
+        firsts = sum(1 for p in t.places if p == 1)
+        faults = ", ".join(f"{v}×{n}" for v, n in sorted(t.faults.items())) or "-"
+        print(
+            f"{entrant.name:<{width}}  {t.score:>10.1f}  {avg:>9.2f}  {firsts:>4}  "
+            f"{_ms(sorted(t.decision_ns)):>22}  {_startup(t):>8}  {faults}",
+            file=out,
+        )
+
+
+def _ms(times: list[int]) -> str:
+    if not times:
+        return "-"
+    return f"{sum(times) / len(times) / 1e6:.3f} / {times[-1] / 1e6:.1f}"
+
+
+def _startup(t: Tally) -> str:
+    return f"{1000 * sum(t.startup_s) / len(t.startup_s):.0f}" if t.startup_s else "-"
+
+
+def _tail(text: str, lines: int) -> str:
+    return "\n".join("    " + line for line in text.splitlines()[-lines:])
+
+
+def _write_replay(path: Path, replay: dict[str, Any], index: int, total: int) -> None:
+    if total > 1:
+        path = path.with_name(f"{path.stem}-{index + 1:03d}{path.suffix or '.json'}")
+    path.write_text(json.dumps(replay, separators=(",", ":")), encoding="utf-8")
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal)."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and sys.stderr.isatty()
+        self.started = time.monotonic()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / self.total)
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / done * (self.total - done)
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} matches, "
+            f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
