@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
 from engine.games import badugi_hands  # noqa: E402
-from engine.games.badugi import big_blinds_per_100, hand_value  # noqa: E402
+from engine.games.badugi import BadugiGame, big_blinds_per_100, hand_value  # noqa: E402
 
 
 def table_build_seconds() -> float:
@@ -48,7 +48,7 @@ def evaluations_per_second(seconds: float, as_cards: bool) -> float:
 
 
 def random_hands_per_second(seconds: float) -> float:
-    game = engine.load_game("badugi", players=2, hands=1000)
+    game = engine.load_game("badugi", players=2, hands=100)
     pick = random.Random(1).random
     hands = 0
     seed = 0
@@ -72,7 +72,7 @@ def heuristic_vs_random(pairs: int, seed: int) -> tuple[float, float, float]:
     agents = [engine.make_agent("badugi", "heuristic", 0), engine.make_agent("badugi", "random", 1)]
     result = engine.run_match("badugi", {"hands": pairs}, agents, seed=seed, duplicate=True)
     first, second = result.games
-    big_blind = engine.load_game("badugi").params.big_blind  # type: ignore[attr-defined]
+    big_blind = BadugiGame().params.big_blind
     per_pair = []
     for a, b in zip(first.state.deals, second.state.deals, strict=True):
         assert a.scores is not None and b.scores is not None

@@ -81,7 +81,7 @@ class Game(ABC):
     teams: ClassVar[tuple[tuple[int, ...], ...] | None] = None
 
     def __init__(self, **params: Any) -> None:
-        self.params = parse_params(self.Params, params, game=self.name)
+        self.params: Any = parse_params(self.Params, params, game=self.name)
 
     @property
     def num_players(self) -> int:
@@ -112,7 +112,7 @@ class Game(ABC):
         return [[(seat + r) % n for seat in range(n)] for r in range(count)]
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.params == self.params
 
     def __hash__(self) -> int:
         return hash((self.name, self.params))

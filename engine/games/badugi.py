@@ -27,6 +27,7 @@ Rule choices beyond RULES.md:
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,9 @@ class Phase(Enum):
     BET = "bet"
     DRAW = "draw"
     OVER = "over"
+
+
+PHASE_TEXT = {phase: phase.value for phase in Phase}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,6 +179,16 @@ class BadugiState(State):
         self.korean = p.korean_betting
         self.cap = p.max_raises_per_round + 1 if self.korean else p.max_bets_per_round
         self.net = [0] * self.num_players
+        self._stack = p.stack if p.capped else 0  # 0: unbounded
+        self._table = {  # the observation's facts that hold for the whole match
+            "hands": p.hands,
+            "players": self.num_players,
+            "betting": "korean" if self.korean else "fixed_limit",
+            "blinds": None if self.korean else [p.small_blind, p.big_blind],
+            "stakes": None if self.korean else [p.big_blind, p.big_bet],
+            "ante": p.ante if self.korean else 0,
+            "max_bets": self.cap,
+        }
         self.button = self.first_dealer
         self.last_hand: dict[str, Any] | None = None
         self._start_hand()
@@ -502,40 +516,35 @@ class BadugiState(State):
         (net chips over the match) and ``last_hand`` (the previous hand: actions, draws, pot,
         winners, the hands ``revealed`` at its showdown with their ``names``, and ``net``).
         """
-        p = self.game.params
         phase = self.phase
         to_act = self.to_act
         committed = self.committed
-        betting = phase is Phase.BET and not self.folded[seat]
+        street = self.street
         return {
             "game": "badugi",
             "seat": seat,
-            "phase": phase.value,
+            "phase": PHASE_TEXT[phase],
             "to_act": to_act,
             "hand": [TEXT_OF[c] for c in self.hands[seat]],
             "legal": self.legal_actions() if to_act == seat else [],
+            **self._table,
             "hand_number": len(self.deals) - 1,
-            "hands": p.hands,
-            "players": self.num_players,
             "button": self.button,
-            "betting": "korean" if self.korean else "fixed_limit",
-            "blinds": None if self.korean else [p.small_blind, p.big_blind],
-            "stakes": None if self.korean else [p.big_blind, p.big_bet],
-            "ante": p.ante if self.korean else 0,
-            "street": self.street,
-            "draws_left": ROUNDS - 1 - self.street + (phase is Phase.DRAW),
-            "actions": list(self.public),
-            "drawn": [list(d) for d in self.drawn],
+            "street": street,
+            "draws_left": ROUNDS - 1 - street,
+            "actions": self.public[:],
+            "drawn": [d[:] for d in self.drawn],
             "discards": [TEXT_OF[c] for c in self.discards[seat]],
-            "folded": list(self.folded),
+            "folded": self.folded[:],
             "pot": self.pot,
-            "to_call": self.level - self.put[seat] if betting else 0,
-            "bets": list(self.put),
-            "committed": list(committed),
+            "to_call": self.level - self.put[seat]
+            if phase is Phase.BET and not self.folded[seat]
+            else 0,
+            "bets": self.put[:],
+            "committed": committed[:],
             "bet_count": self.bets,
-            "max_bets": self.cap,
-            "stacks": [p.stack - c for c in committed] if p.capped else None,
-            "scores": list(self.net),
+            "stacks": [self._stack - c for c in committed] if self._stack else None,
+            "scores": self.net[:],
             "last_hand": self.last_hand,
         }
 
@@ -549,11 +558,7 @@ class BadugiState(State):
             state[name] = [list(x) for x in state[name]]
         deals: list[DealRecord] = state["deals"]
         if deals:  # only the current deal's record is still written to (by assignment)
-            last = deals[-1]
-            deals[-1] = DealRecord(
-                last.index, last.dealer, last.deck, last.start, last.hands, last.info,
-                last.scores, last.end,
-            )
+            deals[-1] = copy.copy(deals[-1])
         if self._rng is not None:
             rng = random.Random()
             rng.setstate(self._rng.getstate())

@@ -17,9 +17,9 @@ from ..cards import CARD_BY_TEXT, TEXT_OF
 from .badugi_hands import BEST, LOW_RANK, all_hand_values, best_subset, hand_value
 
 # (raise at or above, continue at or above) strength, by draws left 0..3
-THRESHOLDS = {3: (0.88, 0.30), 2: (0.92, 0.45), 1: (0.94, 0.55), 0: (0.96, 0.62)}
+THRESHOLDS = {3: (0.85, 0.25), 2: (0.90, 0.40), 1: (0.92, 0.50), 0: (0.94, 0.55)}
 # with this many draws left, also throw best-subset cards above this ace-low rank
-KEEP_AT_MOST = {3: 8, 2: 9, 1: 13}
+KEEP_AT_MOST = {3: 9, 2: 10, 1: 13}
 MAX_OWN_BETS = 4  # never push the betting past this many bets (matters without a cap)
 _PERCENTILE: list[float] = []
 

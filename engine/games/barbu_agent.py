@@ -58,55 +58,68 @@ def _calibration(low: int) -> float:
 SCALE = {2: _calibration(2), 7: _calibration(7)}
 
 
+def features(hand: Sequence[str], low: int) -> list[float]:
+    """Hand features for the declaration model (the weights below were fitted on them)."""
+    suits = _by_suit(hand)
+    hearts = suits["h"]
+    high = low + (14 - low) * 3 // 4  # J in 52 cards, Q in 32
+    return [
+        1.0,
+        SCALE[low] * sum(_strength(_rank(x), low) for x in hand),
+        float(len(hearts)),
+        float(sum(1 for r in hearts if r >= high)),
+        float(14 in hearts),
+        float(13 in hearts),
+        float(sum(1 for ranks in suits.values() if 12 in ranks)),
+        float(sum(1 for x in hand if _rank(x) <= low + 3)),
+        float(sum(1 for ranks in suits.values() if len(ranks) <= 1)),
+    ]
+
+
+# Least-squares weights over :func:`features`, fitted on 400 Geronimo games of four heuristic
+# agents per deck: the expected units taken in each negative contract (tricks; hearts counted in
+# 2-point units, so A♥ = 3; queens; the K♥ (probability); share of the last-tricks penalty).
+UNIT_WEIGHTS = {
+    2: {
+        "tricks": (1.489, 1.088, -0.018, -0.008, -0.102, 0.002, 0.067, -0.353, -0.921),
+        "hearts": (5.036, 1.014, -0.549, 0.064, -0.708, -0.043, 0.095, -0.611, -0.847),
+        "queens": (0.131, 0.049, 0.005, -0.001, -0.003, -0.073, 0.808, -0.020, -0.040),
+        "king_of_hearts": (0.382, 0.074, -0.039, -0.047, 0.009, -0.188, 0.004, -0.035, -0.049),
+        "last": (0.602, 0.010, -0.011, -0.002, -0.027, -0.001, 0.003, -0.085, 0.000),
+    },
+    7: {
+        "tricks": (2.452, 0.766, -0.041, -0.001, -0.072, 0.032, 0.048, -0.408, -0.235),
+        "hearts": (4.049, 0.977, -0.213, -0.190, -0.474, -0.103, 0.193, -0.518, -0.674),
+        "queens": (-0.123, 0.331, -0.001, 0.043, -0.092, -0.038, 0.455, -0.017, 0.057),
+        "king_of_hearts": (0.542, 0.070, -0.043, -0.065, 0.034, -0.114, 0.007, -0.052, -0.058),
+        "last": (0.628, 0.010, -0.018, 0.009, 0.009, 0.027, 0.003, -0.091, -0.013),
+    },
+}
+
+
 class HandModel:
-    """Expected counts for one hand under no-trump negative play (declaration and doubling)."""
+    """Expected units one hand takes in the negative contracts, and its Trumps / Domino value."""
 
     def __init__(self, hand: Sequence[str], low: int) -> None:
         self.low = low
         self.num_tricks = 13 if low == 2 else 8
         self.suits = _by_suit(hand)
-        scale = SCALE[low]
-        self.tricks = scale * sum(_strength(_rank(x), low) for x in hand)
-        hearts = self.suits["h"]
-        heart_strength = scale * sum(_strength(r, low) for r in hearts)
-        total_hearts = 15 - low
-        self.hearts = self.tricks * total_hearts / self.num_tricks + 1.5 * heart_strength
-        self.ace_of_hearts = (0.7 if len(hearts) <= 3 else 0.45) if 14 in hearts else 0.1
-        self.queens = self._queens()
-        self.king_of_hearts = self._king_of_hearts(hearts)
-        share = self.tricks / (self.num_tricks / 4)
-        self.last = min(0.9, 0.25 * share)
-
-    def _queens(self) -> float:
-        risk = 0.0
-        for ranks in self.suits.values():
-            if 12 in ranks:
-                lower = sum(1 for r in ranks if r < 12)
-                risk += 0.6 if lower < 2 else 0.4 if lower < 4 else 0.25
-            elif 13 in ranks or 14 in ranks:
-                risk += 0.25
-            else:
-                risk += 0.1
-        return risk
-
-    def _king_of_hearts(self, hearts: list[int]) -> float:
-        lower = sum(1 for r in hearts if r < 13)
-        if 13 in hearts:
-            return 0.8 if lower == 0 else 0.55 if lower <= 2 else 0.3
-        if 14 in hearts:
-            return 0.35 if lower <= 2 else 0.2
-        return 0.15
+        f = features(hand, low)
+        units = {
+            name: max(0.0, sum(w * x for w, x in zip(weights, f, strict=True)))
+            for name, weights in UNIT_WEIGHTS[low].items()
+        }
+        self.units = units
 
     def expected(self, rules: ContractRules) -> float:
-        """Expected deal score of a negative (or no-trump) contract for this hand."""
+        """Expected deal score of a negative contract (Salad's included) for this hand."""
         values = rules.card_values
         heart = values[CARD_BY_TEXT["2h"]]
-        ace = values[CARD_BY_TEXT["Ah"]] - heart
         queen = values[CARD_BY_TEXT["Qs"]]
         king = values[CARD_BY_TEXT["Kh"]] - heart
-        score = rules.per_trick * self.tricks + heart * self.hearts
-        score += ace * self.ace_of_hearts + queen * self.queens + king * self.king_of_hearts
-        score += (rules.last + rules.second_last) * self.last
+        u = self.units
+        score = rules.per_trick * u["tricks"] + heart * u["hearts"] + queen * u["queens"]
+        score += king * u["king_of_hearts"] + (rules.last + rules.second_last) * u["last"]
         return score
 
     def trumps(self, trump: str) -> float:

@@ -114,10 +114,12 @@ def test_scenario_10_heads_up_order() -> None:
     assert state.committed == [1, 2], "the button posts the small blind"
     assert state.current_player() == 0, "the button acts first before the draw"
     play(state, "s0:call s1:check")
-    for _ in range(3):
+    for draw in range(3):
         assert state.observation(1)["phase"] == "draw"
+        assert state.observation(1)["draws_left"] == 3 - draw, "this draw included"
         assert state.current_player() == 1, "the big blind draws first"
         play(state, "s1:draw: s0:draw:")
+        assert state.observation(0)["draws_left"] == 2 - draw
         assert state.current_player() == 1, "the big blind acts first after the draw"
         play(state, "s1:check s0:check")
     assert state.returns() == [2.0, -2.0]
@@ -370,8 +372,8 @@ def test_redeal_hidden_moves_discards_and_stub_consistently() -> None:
 def test_discard_heuristic() -> None:
     assert discards(["2h", "3d", "4c", "As"], 3) == []
     assert discards(["2h", "3d", "Kc", "As"], 3) == ["Kc"]
-    assert discards(["2h", "3d", "9s", "Kd"], 3) == ["9s", "Kd"], "keeps the 3-2 draw"
-    assert discards(["2h", "3d", "9s", "Kd"], 1) == ["Kd"], "last draw: keep 9-3-2"
+    assert discards(["2h", "3d", "Ts", "Kd"], 3) == ["Kd", "Ts"], "keeps the 3-2 draw"
+    assert discards(["2h", "3d", "Ts", "Kd"], 1) == ["Kd"], "last draw: keep T-3-2"
     assert discards(["2s", "3s", "4s", "5s"], 2) == ["3s", "4s", "5s"]
     assert discards(["Jh", "Qd", "Kc", "Ts"], 3) == ["Kc"], "break a K-high made hand early"
     assert discards(["Jh", "Qd", "Kc", "Ts"], 1) == []
