@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import Card, card
+from .cards import Card, card, texts
 from .errors import IllegalAction, InvalidParams
 from .params import params_dict, parse_params
 
@@ -104,6 +104,13 @@ class Game(ABC):
         first_dealer: int | None = None,
     ) -> State:
         """A new game. ``decks`` fixes the deck order (top first) of the first deals (tests)."""
+
+    def rate_scores(self, scores: Sequence[float], deals: int) -> dict[str, list[float]]:
+        """Per-entrant scores as rates (Badugi: big blinds per 100 hands); none by default.
+
+        ``deals`` is how many deals each entrant played in the match.
+        """
+        return {}
 
     def duplicate_rotations(self) -> list[list[int]]:
         """Seat → entrant maps for duplicate play: every entrant in every seat (teams: swapped)."""

@@ -51,6 +51,7 @@ class MatchResult:
     entrants: list[str]
     scores: list[float]  # per entrant, summed over the games of the match
     placings: list[int]  # per entrant: 1 + number of entrants strictly ahead; faulted last
+    rates: dict[str, list[float]]  # per entrant, e.g. {"bb/100": [...]} (Game.rate_scores)
     faults: list[Fault]
     games: list[GamePlay]
     replay: dict[str, Any]
@@ -75,6 +76,7 @@ class MatchResult:
             "entrants": self.entrants,
             "scores": self.scores,
             "placings": self.placings,
+            "rates": self.rates,
             "faults": [asdict(f) for f in self.faults],
             "games": [
                 {"seats": g.seats, "returns": g.state.returns(), "deals": len(g.state.deals)}
@@ -193,6 +195,9 @@ def run_match(
             scores[play.seats[seat]] += value
     faults = [f for p in plays for f in p.faults]
     places = placings(scores, last=sorted({f.entrant for f in faults}))
+    rates = game.rate_scores(
+        scores, sum(len(p.state.deals) for p in plays)
+    )  # each plays every game
     replay = {
         "format": REPLAY_FORMAT,
         "version": REPLAY_VERSION,
@@ -205,8 +210,18 @@ def run_match(
         "games": [
             game_replay(p.state, p.seats, p.times_ns, [asdict(f) for f in p.faults]) for p in plays
         ],
-        "result": {"scores": scores, "placings": places},
+        "result": {"scores": scores, "placings": places, "rates": rates},
     }
     return MatchResult(
-        game.name, game.params_dict(), seed, duplicate, names, scores, places, faults, plays, replay
+        game.name,
+        game.params_dict(),
+        seed,
+        duplicate,
+        names,
+        scores,
+        places,
+        rates,
+        faults,
+        plays,
+        replay,
     )

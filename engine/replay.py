@@ -7,7 +7,7 @@ Format (documented in ``docs/replay-format.md``)::
      "games": [{"seats": [entrant per seat], "first_dealer", "returns": [...], "faults": [...],
                 "deals": [{"index", "dealer", "deck", "hands", "info", "scores",
                            "events": [{"seat", "action", "ms"}]}]}],
-     "result": {"scores": [per entrant], "placings": [per entrant]}}
+     "result": {"scores": [per entrant], "placings": [per entrant], "rates": {...}}}
 """
 
 from __future__ import annotations

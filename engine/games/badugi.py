@@ -165,9 +165,7 @@ class BadugiGame(Game):
 
 def big_blinds_per_100(result: Any) -> list[float]:
     """Per-entrant big blinds (Korean betting: antes) per 100 hands of a Badugi match result."""
-    game = BadugiGame(**result.params)
-    hands = sum(len(play.state.deals) for play in result.games)  # every entrant plays every game
-    return next(iter(game.rate_scores(result.scores, hands).values()))
+    return next(iter(result.rates.values()))
 
 
 class BadugiState(State):
