@@ -170,7 +170,7 @@ class State(ABC):
         record = DealRecord(
             index=len(self.deals),
             dealer=dealer,
-            deck=[str(c) for c in deck],
+            deck=texts(deck),
             start=len(self.history),
         )
         self.deals.append(record)
