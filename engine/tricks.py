@@ -49,13 +49,14 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
 class TrickTable:
     """The trick on the table and the finished tricks of the current deal."""
 
-    __slots__ = ("num_players", "leader", "seats", "cards", "completed", "won", "taken")
+    __slots__ = ("num_players", "leader", "seats", "cards", "public", "completed", "won", "taken")
 
     def __init__(self, num_players: int, leader: int) -> None:
         self.num_players = num_players
         self.leader = leader
         self.seats: list[int] = []
         self.cards: list[Card] = []
+        self.public: list[dict[str, Any]] = []  # the trick on the table: seat, card
         self.completed: list[dict[str, Any]] = []  # public: leader, cards (play order), winner
         self.won = [0] * num_players
         self.taken: list[list[Card]] = [[] for _ in range(num_players)]
@@ -73,6 +74,7 @@ class TrickTable:
         """Put ``card`` on the table; True when the trick is full."""
         self.seats.append(seat)
         self.cards.append(card)
+        self.public.append({"seat": seat, "card": TEXT_OF[card]})
         return len(self.cards) == self.num_players
 
     def finish(self, power: Sequence[int]) -> int:
@@ -86,8 +88,9 @@ class TrickTable:
         self.leader = winner
         self.seats = []
         self.cards = []
+        self.public = []
         return winner
 
     def current(self) -> list[dict[str, Any]]:
-        """The trick on the table, public form."""
-        return [{"seat": s, "card": TEXT_OF[c]} for s, c in zip(self.seats, self.cards)]  # noqa: B905
+        """The trick on the table, public form (a copy; its entries are never changed)."""
+        return self.public[:]

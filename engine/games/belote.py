@@ -284,7 +284,6 @@ class BeloteState(State):
         self.belote: list[dict[str, Any]] = []  # public announcements
         self.belote_seat: int | None = None
         self.table = TrickTable(4, dealer)
-        self.trick_public: list[dict[str, Any]] = []  # the trick on the table, public form
         self.player = (dealer + 1) % 4
 
     def _complete_deal(self, taker: int) -> None:
@@ -362,7 +361,6 @@ class BeloteState(State):
         self.phase = Phase.PLAY
         leader = self.dealer if self.params.first_lead == "dealer" else (self.dealer + 1) % 4
         self.table = TrickTable(4, leader)
-        self.trick_public = []
         self.player = leader
 
     def _apply_play(self, c: Card) -> None:
@@ -373,11 +371,9 @@ class BeloteState(State):
         assert trump is not None
         if SUIT_OF[c] == trump and c in belote_pair(trump):
             self._announce_belote(seat, c)
-        self.trick_public.append({"seat": seat, "card": TEXT_OF[c]})
         if not table.play(seat, c):
             self.player = (seat + 1) % 4
             return
-        self.trick_public = []
         points = card_points(trump)
         won = points[table.cards[0]] + points[table.cards[1]] + points[table.cards[2]]
         won += points[table.cards[3]]
@@ -458,7 +454,7 @@ class BeloteState(State):
             "bids": self.bids[:],
             "taker": self.taker,
             "trump": self.trump,
-            "trick": self.trick_public[:],
+            "trick": table.current(),
             "tricks": table.completed[:],
             "points": self.points[:],
             "belote": self.belote[:],

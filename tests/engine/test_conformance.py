@@ -25,6 +25,21 @@ CASES = [
 MAX_DECISIONS = 200_000
 
 
+def _belote_deal_ok(info: dict[str, Any], scores: list[int]) -> bool:
+    if info["outcome"] == "void":
+        return scores == [0, 0, 0, 0]
+    return sum(info["card_points"]) == 162 and sum(info["tricks"]) == 8
+
+
+#: per-game invariants every finished deal must satisfy: (deal info, deal scores) -> bool
+DEAL_INVARIANTS = {
+    "belote": _belote_deal_ok,  # card points + dix de der = 162, 8 tricks
+    "bauer": lambda info, scores: sum(info["team_tricks"]) == 8,
+    "badugi": lambda info, scores: sum(scores) == 0,  # chips only change hands
+    "barbu": lambda info, scores: len(scores) == 4,  # contract totals: tests/engine/test_barbu.py
+}
+
+
 def playout(state: State, rng: random.Random, visit: Any = None) -> State:
     """Play random legal actions to the end, calling ``visit(state)`` before each decision."""
     for _ in range(MAX_DECISIONS):
@@ -65,7 +80,10 @@ def test_random_playout_to_the_end_of_a_full_match(name: str, params: dict[str, 
         assert state.is_terminal()
         assert state.legal_actions() == []
         assert len(state.returns()) == game.num_players
-        assert all(d.scores is not None for d in state.deals), "a deal was left unscored"
+        invariant = DEAL_INVARIANTS[name]
+        for deal in state.deals:
+            assert deal.scores is not None, "a deal was left unscored"
+            assert invariant(deal.info, deal.scores), f"deal {deal.index}: {deal.info}"
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)
