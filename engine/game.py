@@ -75,6 +75,7 @@ class Game(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     Params: ClassVar[type]
+    state_class: ClassVar[type[State]]
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 4
     #: seat groups that share a score (partners), or None when everyone plays alone
@@ -95,7 +96,6 @@ class Game(ABC):
     def params_dict(self) -> dict[str, Any]:
         return params_dict(self.params)
 
-    @abstractmethod
     def new_initial_state(
         self,
         seed: int,
@@ -104,6 +104,7 @@ class Game(ABC):
         first_dealer: int | None = None,
     ) -> State:
         """A new game. ``decks`` fixes the deck order (top first) of the first deals (tests)."""
+        return self.state_class(self, seed, decks, first_dealer)
 
     def rate_scores(self, scores: Sequence[float], deals: int) -> dict[str, list[float]]:
         """Per-entrant scores as rates (Badugi: big blinds per 100 hands); none by default.

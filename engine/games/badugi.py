@@ -41,8 +41,16 @@ from ..registry import register
 from .badugi_hands import best_subset, hand_kind, hand_name, hand_value, value_name
 
 __all__ = [
-    "BadugiGame", "BadugiParams", "BadugiState", "Phase", "best_subset", "big_blinds_per_100",
-    "hand_kind", "hand_name", "hand_value", "value_name",
+    "BadugiGame",
+    "BadugiParams",
+    "BadugiState",
+    "Phase",
+    "best_subset",
+    "big_blinds_per_100",
+    "hand_kind",
+    "hand_name",
+    "hand_value",
+    "value_name",
 ]
 
 ROUNDS = 4  # betting rounds; a draw comes between two rounds
@@ -112,55 +120,6 @@ class BadugiParams:
     @property
     def most_put_in(self) -> int:
         return 2 * self.max_bets_per_round * (self.big_blind + self.big_bet)
-
-
-@register
-class BadugiGame(Game):
-    name = "badugi"
-    title = "Badugi"
-    Params = BadugiParams
-    min_players = 2
-    max_players = 6
-    params: BadugiParams
-    example_params: ClassVar[list[dict[str, Any]]] = [
-        {},
-        {"players": 3},
-        {"players": 6, "hands": 30},
-        {"players": 6, "hands": 30, "never_return_own_discards": True},
-        {"players": 4, "hands": 20, "max_bets_per_round": 5, "small_blind": 5, "big_blind": 10,
-         "big_bet": 20, "stack": 1000},
-        {"unlimited_heads_up": True, "hands": 50},
-        {"players": 4, "hands": 20, "unlimited_heads_up": True},
-        {"korean_betting": True, "hands": 50},
-        {"players": 5, "hands": 20, "korean_betting": True, "ante": 2, "max_raises_per_round": 2},
-    ]
-
-    @property
-    def deck(self) -> list[Card]:
-        return list(CARDS)
-
-    def new_initial_state(
-        self,
-        seed: int,
-        *,
-        decks: Sequence[Sequence[str]] | None = None,
-        first_dealer: int | None = None,
-    ) -> BadugiState:
-        return BadugiState(self, seed, decks, first_dealer)
-
-    @property
-    def rate_unit(self) -> tuple[str, int]:
-        """The chip unit match results are also expressed in, per 100 hands."""
-        if self.params.korean_betting:
-            return "antes/100", self.params.ante
-        return "bb/100", self.params.big_blind
-
-    def rate_scores(self, scores: Sequence[float], deals: int) -> dict[str, list[float]]:
-        """Scores in big blinds (Korean: antes) per 100 hands, ``deals`` hands per entrant."""
-        label, unit = self.rate_unit
-        if deals <= 0:
-            return {label: [0.0 for _ in scores]}
-        return {label: [100.0 * s / unit / deals for s in scores]}
 
 
 def big_blinds_per_100(result: Any) -> list[float]:
@@ -549,8 +508,18 @@ class BadugiState(State):
     def clone(self) -> BadugiState:
         other = object.__new__(type(self))
         state = self.__dict__.copy()
-        for name in ("history", "deals", "net", "stub", "muck", "folded", "public", "put",
-                     "committed", "limited"):
+        for name in (
+            "history",
+            "deals",
+            "net",
+            "stub",
+            "muck",
+            "folded",
+            "public",
+            "put",
+            "committed",
+            "limited",
+        ):
             state[name] = list(state[name])
         for name in ("hands", "drawn", "discards", "folded_hands"):
             state[name] = [list(x) for x in state[name]]
@@ -591,6 +560,54 @@ class BadugiState(State):
         return other
 
 
+@register
+class BadugiGame(Game):
+    name = "badugi"
+    title = "Badugi"
+    Params = BadugiParams
+    state_class = BadugiState
+    min_players = 2
+    max_players = 6
+    params: BadugiParams
+    example_params: ClassVar[list[dict[str, Any]]] = [
+        {},
+        {"players": 3},
+        {"players": 6, "hands": 30},
+        {"players": 6, "hands": 30, "never_return_own_discards": True},
+        {
+            "players": 4,
+            "hands": 20,
+            "max_bets_per_round": 5,
+            "small_blind": 5,
+            "big_blind": 10,
+            "big_bet": 20,
+            "stack": 1000,
+        },
+        {"unlimited_heads_up": True, "hands": 50},
+        {"players": 4, "hands": 20, "unlimited_heads_up": True},
+        {"korean_betting": True, "hands": 50},
+        {"players": 5, "hands": 20, "korean_betting": True, "ante": 2, "max_raises_per_round": 2},
+    ]
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(CARDS)
+
+    @property
+    def rate_unit(self) -> tuple[str, int]:
+        """The chip unit match results are also expressed in, per 100 hands."""
+        if self.params.korean_betting:
+            return "antes/100", self.params.ante
+        return "bb/100", self.params.big_blind
+
+    def rate_scores(self, scores: Sequence[float], deals: int) -> dict[str, list[float]]:
+        """Scores in big blinds (Korean: antes) per 100 hands, ``deals`` hands per entrant."""
+        label, unit = self.rate_unit
+        if deals <= 0:
+            return {label: [0.0 for _ in scores]}
+        return {label: [100.0 * s / unit / deals for s in scores]}
+
+
 def draw_actions(hand: list[Card]) -> list[str]:
     """The 16 draw actions of a sorted four-card hand, in sorted order.
 
@@ -603,8 +620,20 @@ def draw_actions(hand: list[Card]) -> list[str]:
     bc = b + "," + c
     abc = ab + "," + c
     return [
-        "draw:", "draw:" + a, "draw:" + ab, "draw:" + abc, "draw:" + abc + "," + d,
-        "draw:" + ab + "," + d, "draw:" + ac, "draw:" + ac + "," + d, "draw:" + a + "," + d,
-        "draw:" + b, "draw:" + bc, "draw:" + bc + "," + d, "draw:" + b + "," + d, "draw:" + c,
-        "draw:" + c + "," + d, "draw:" + d,
+        "draw:",
+        "draw:" + a,
+        "draw:" + ab,
+        "draw:" + abc,
+        "draw:" + abc + "," + d,
+        "draw:" + ab + "," + d,
+        "draw:" + ac,
+        "draw:" + ac + "," + d,
+        "draw:" + a + "," + d,
+        "draw:" + b,
+        "draw:" + bc,
+        "draw:" + bc + "," + d,
+        "draw:" + b + "," + d,
+        "draw:" + c,
+        "draw:" + c + "," + d,
+        "draw:" + d,
     ]

@@ -10,7 +10,6 @@ contracts are played with the shared trick mechanics, or Domino on a layout of o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -102,64 +101,6 @@ class Params:
             ]
             if changed:
                 raise InvalidParams(f"barbu: parameter {changed[0]!r} requires doubling=True")
-
-
-@register
-class BarbuGame(Game):
-    name = "barbu"
-    title = "Barbu"
-    Params = Params
-    example_params: ClassVar[list[dict[str, Any]]] = [
-        {},
-        {"mode": "repeat", "repeats": 3},
-        {"mode": "geronimo"},
-        {"mode": "geronimo", "doubling": True},
-        {
-            "mode": "geronimo", "doubling": True, "doubling_any_subset": True,
-            "doubling_payout": "proposer_gain_only", "doubling_cap_per_deal": 1,
-        },
-        {
-            "mode": "geronimo", "doubling": True, "pagat_doubling_duties": True,
-            "geronimo_blocks": True,
-        },
-        {"salad": True},
-        {"salad": True, "mode": "geronimo", "deck": 32, "doubling": True},
-        {"deck": 32, "mode": "repeat", "repeats": 2},
-        {
-            "first_player": "declarer", "domino_first": "left", "must_trump_when_void": True,
-            "must_overtrump": True, "force_kh_discard": True,
-        },
-    ]
-
-    @property
-    def deck(self) -> list[Card]:
-        return list(DECK_32 if self.params.deck == 32 else DECK_52)
-
-    @property
-    def contracts(self) -> tuple[str, ...]:
-        return SALAD_CONTRACTS if self.params.salad else STANDARD_CONTRACTS
-
-    @property
-    def num_deals(self) -> int:
-        p = self.params
-        if p.mode == "geronimo":
-            return 4 * len(self.contracts)
-        return 4 * (p.repeats if p.mode == "repeat" else 1)
-
-    def dealer_of(self, deal_index: int, first_dealer: int) -> int:
-        """Dealer (= declarer) of a deal: rotating left every deal, or in Geronimo blocks."""
-        if self.params.geronimo_blocks:
-            return (first_dealer + deal_index // len(self.contracts)) % 4
-        return (first_dealer + deal_index) % 4
-
-    def new_initial_state(
-        self,
-        seed: int,
-        *,
-        decks: Sequence[Sequence[str]] | None = None,
-        first_dealer: int | None = None,
-    ) -> BarbuState:
-        return BarbuState(self, seed, decks, first_dealer)
 
 
 class BarbuState(State):
@@ -263,7 +204,10 @@ class BarbuState(State):
         rank = extra[0] if rules.domino else None
         public.update(contract=name, trump=self.trump, domino_rank=rank)
         self.deals[-1].info = {
-            "declarer": self.dealer, "contract": name, "trump": self.trump, "domino_rank": rank,
+            "declarer": self.dealer,
+            "contract": name,
+            "trump": self.trump,
+            "domino_rank": rank,
         }
         if self.opts.doubling:
             self.phase = public["phase"] = Phase.DOUBLE
@@ -562,6 +506,64 @@ class BarbuState(State):
         if any(x[1] == SUIT_OF[trick[0]] for x in hand):
             return f"must follow the suit led ({SUIT_OF[trick[0]]})"
         return "a rule option restricts the discard (trump / overtrump / K♥)"
+
+
+@register
+class BarbuGame(Game):
+    name = "barbu"
+    title = "Barbu"
+    Params = Params
+    state_class = BarbuState
+    example_params: ClassVar[list[dict[str, Any]]] = [
+        {},
+        {"mode": "repeat", "repeats": 3},
+        {"mode": "geronimo"},
+        {"mode": "geronimo", "doubling": True},
+        {
+            "mode": "geronimo",
+            "doubling": True,
+            "doubling_any_subset": True,
+            "doubling_payout": "proposer_gain_only",
+            "doubling_cap_per_deal": 1,
+        },
+        {
+            "mode": "geronimo",
+            "doubling": True,
+            "pagat_doubling_duties": True,
+            "geronimo_blocks": True,
+        },
+        {"salad": True},
+        {"salad": True, "mode": "geronimo", "deck": 32, "doubling": True},
+        {"deck": 32, "mode": "repeat", "repeats": 2},
+        {
+            "first_player": "declarer",
+            "domino_first": "left",
+            "must_trump_when_void": True,
+            "must_overtrump": True,
+            "force_kh_discard": True,
+        },
+    ]
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK_32 if self.params.deck == 32 else DECK_52)
+
+    @property
+    def contracts(self) -> tuple[str, ...]:
+        return SALAD_CONTRACTS if self.params.salad else STANDARD_CONTRACTS
+
+    @property
+    def num_deals(self) -> int:
+        p = self.params
+        if p.mode == "geronimo":
+            return 4 * len(self.contracts)
+        return 4 * (p.repeats if p.mode == "repeat" else 1)
+
+    def dealer_of(self, deal_index: int, first_dealer: int) -> int:
+        """Dealer (= declarer) of a deal: rotating left every deal, or in Geronimo blocks."""
+        if self.params.geronimo_blocks:
+            return (first_dealer + deal_index // len(self.contracts)) % 4
+        return (first_dealer + deal_index) % 4
 
 
 def _above(candidates: list[str], trick: list[Card], trump: str | None) -> list[str]:

@@ -272,9 +272,11 @@ class BarbuHeuristic(Agent):
             trick_cost -= rules.last
         elif number == num_tricks - 1:
             trick_cost -= rules.second_last
-        future = -(rules.per_trick * 1.0 + rules.second_last + rules.last) if number < (
-            num_tricks - 1
-        ) else 0.0
+        future = (
+            -(rules.per_trick * 1.0 + rules.second_last + rules.last)
+            if number < (num_tricks - 1)
+            else 0.0
+        )
         average_unseen = sum(cost(x) for x in unseen) / len(unseen) if unseen else 0.0
         trick = obs["trick"]
         after = 3 - len(trick)

@@ -26,10 +26,21 @@ SUIT_POSITION = {s: i for i, s in enumerate(SUITS)}
 RANK_TEXT = {value: RANKS[value - 2] for value in range(2, 15)}  # 14 -> "A"
 
 STANDARD_CONTRACTS = (
-    "no_tricks", "no_hearts", "no_queens", "no_king_of_hearts", "no_last_two", "trumps", "domino",
+    "no_tricks",
+    "no_hearts",
+    "no_queens",
+    "no_king_of_hearts",
+    "no_last_two",
+    "trumps",
+    "domino",
 )
 SALAD_CONTRACTS = (
-    "no_tricks", "no_hearts", "no_queens", "no_king_of_hearts", "no_last_trick", "salad",
+    "no_tricks",
+    "no_hearts",
+    "no_queens",
+    "no_king_of_hearts",
+    "no_last_trick",
+    "salad",
 )
 POSITIVE = frozenset({"trumps", "domino"})
 DOMINO_POINTS = (45, 20, 5, -5)  # by finishing order; the last player scores -5 whatever is left
@@ -82,7 +93,10 @@ STANDARD_RULES = {
     ),
     "no_queens": ContractRules("no_queens", _values(queen=-6), end_cards=QUEENS),
     "no_king_of_hearts": ContractRules(
-        "no_king_of_hearts", _values(king_of_hearts=-20), no_heart_lead=True, end_cards=_KH,
+        "no_king_of_hearts",
+        _values(king_of_hearts=-20),
+        no_heart_lead=True,
+        end_cards=_KH,
         king_of_hearts_scores=True,
     ),
     "no_last_two": ContractRules("no_last_two", _NONE, second_last=-10, last=-20),
@@ -98,14 +112,21 @@ SALAD_RULES = {
     ),
     "no_queens": ContractRules("no_queens", _values(queen=-20), end_cards=QUEENS),
     "no_king_of_hearts": ContractRules(
-        "no_king_of_hearts", _values(king_of_hearts=-50), no_heart_lead=True, end_cards=_KH,
+        "no_king_of_hearts",
+        _values(king_of_hearts=-50),
+        no_heart_lead=True,
+        end_cards=_KH,
         king_of_hearts_scores=True,
     ),
     "no_last_trick": ContractRules("no_last_trick", _NONE, last=-30),  # [RES BAR-15]
     # [RES BAR-14] S1..S5 at once: heart-lead restriction, all tricks played (no early end)
     "salad": ContractRules(
-        "salad", _values(heart=-10, ace_of_hearts=-10, queen=-20, king_of_hearts=-50),
-        per_trick=-5, last=-30, no_heart_lead=True, king_of_hearts_scores=True,
+        "salad",
+        _values(heart=-10, ace_of_hearts=-10, queen=-20, king_of_hearts=-50),
+        per_trick=-5,
+        last=-30,
+        no_heart_lead=True,
+        king_of_hearts_scores=True,
     ),
 }
 

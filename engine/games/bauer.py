@@ -7,7 +7,6 @@ team at 0 wins. ``returns()`` is each seat's team progress (start − points lef
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
@@ -54,27 +53,6 @@ def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
         return RANK_OF[c]
 
     return power_table(trump, led, effective_suits(trump), lambda c: RANK_OF[c], trump_strength)
-
-
-@register
-class BauerGame(Game):
-    name = "bauer"
-    title = "Bauer"
-    Params = Params
-    teams = ((0, 2), (1, 3))
-
-    @property
-    def deck(self) -> list[Card]:
-        return list(DECK)
-
-    def new_initial_state(
-        self,
-        seed: int,
-        *,
-        decks: Sequence[Sequence[str]] | None = None,
-        first_dealer: int | None = None,
-    ) -> BauerState:
-        return BauerState(self, seed, decks, first_dealer)
 
 
 class BauerState(State):
@@ -213,3 +191,16 @@ class BauerState(State):
             return "not a card in your hand"
         led = self.eff[self.table.cards[0]]
         return f"must follow the suit led ({led}; the bauers count as trump)"
+
+
+@register
+class BauerGame(Game):
+    name = "bauer"
+    title = "Bauer"
+    Params = Params
+    state_class = BauerState
+    teams = ((0, 2), (1, 3))
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK)

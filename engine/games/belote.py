@@ -101,9 +101,7 @@ def trick_power(trump: str, led: str) -> tuple[int, ...]:
 @cache
 def card_points(trump: str) -> tuple[int, ...]:
     """Card points of every card when ``trump`` is trump (RULES.md §3.1)."""
-    return tuple(
-        (TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF
-    )
+    return tuple((TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF)
 
 
 @cache
@@ -203,40 +201,6 @@ def game_over(scores: Sequence[int], params: Params) -> bool:
         return False
     top = max(a, b)
     return top >= params.target if params.target_inclusive else top > params.target
-
-
-@register
-class BeloteGame(Game):
-    name = "belote"
-    title = "Belote"
-    Params = Params
-    teams = ((0, 2), (1, 3))
-    example_params = [
-        {},
-        {
-            "first_lead": "eldest",
-            "overtrump_on_trump_lead": False,
-            "undertrump": True,
-            "belote_stays_with_holder": True,
-            "capot_all_tricks": True,
-            "defender_capot_bonus": False,
-            "target_inclusive": True,
-            "target": 300,
-        },
-    ]
-
-    @property
-    def deck(self) -> list[Card]:
-        return list(DECK)
-
-    def new_initial_state(
-        self,
-        seed: int,
-        *,
-        decks: Sequence[Sequence[str]] | None = None,
-        first_dealer: int | None = None,
-    ) -> BeloteState:
-        return BeloteState(self, seed, decks, first_dealer)
 
 
 class BeloteState(State):
@@ -506,3 +470,28 @@ class BeloteState(State):
         other._legal = None
         return other
 
+
+@register
+class BeloteGame(Game):
+    name = "belote"
+    title = "Belote"
+    Params = Params
+    state_class = BeloteState
+    teams = ((0, 2), (1, 3))
+    example_params = [
+        {},
+        {
+            "first_lead": "eldest",
+            "overtrump_on_trump_lead": False,
+            "undertrump": True,
+            "belote_stays_with_holder": True,
+            "capot_all_tricks": True,
+            "defender_capot_bonus": False,
+            "target_inclusive": True,
+            "target": 300,
+        },
+    ]
+
+    @property
+    def deck(self) -> list[Card]:
+        return list(DECK)
