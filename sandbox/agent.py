@@ -27,7 +27,15 @@ from typing import Any, NoReturn
 from engine import Agent, AgentFault, Verdict
 
 from . import protocol
-from .bwrap import SANDBOX_ENV, SandboxUnavailable, bwrap_argv, canary, check_bwrap
+from .bwrap import (
+    PRLIMIT,
+    SANDBOX_ENV,
+    SandboxUnavailable,
+    bwrap_argv,
+    canary,
+    check_bwrap,
+    rlimit_argv,
+)
 from .limits import DEFAULT_LIMITS, Limits, MiB
 from .package import BotPackage, load_bot
 from .process import BotProcess, Closed, ExitInfo, LineTooLong, OutputLimit, RingBuffer, Timeout
@@ -216,6 +224,8 @@ class SandboxedAgent(Agent):
         root = str(self.bot.root)
         if self.trusted:
             command = self.runtime.command(self.bot.entry, self.limits, root=root)
+            if os.path.exists(PRLIMIT):  # memory, CPU, files; no process limit (see rlimit_argv)
+                command = rlimit_argv(self.runtime, self.limits, nproc=False) + command
             env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
             env["HOME"] = env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
             cwd: str | None = root

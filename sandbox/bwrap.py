@@ -11,22 +11,24 @@ processes, file descriptors, disk or time. bubblewrap is only as safe as its arg
 module builds them in one place:
 
 * ``--unshare-all`` (user, pid, net, ipc, uts, cgroup namespaces) and never ``--share-net``: the
-  bot's network namespace holds only a down loopback interface. ``--disable-userns``: no nested
-  user namespaces (less kernel surface).
+  bot's network namespace holds only its own loopback interface, nothing routes out of it, and
+  the host's loopback services are unreachable. ``--disable-userns``: no nested user namespaces.
 * A fresh, empty root (made read-only at the end) holding only read-only binds of the runtime's
-  files — the interpreter, its standard library directories, and the shared libraries those load
-  (found with ``ldd`` on trusted system files) — plus ``/bot`` (the staged bot, read-only), a
-  size-capped ``/tmp`` tmpfs (the only writable place), ``--proc``, a minimal ``--dev``.
+  files — the interpreter, its standard library directories, and the directories of the shared
+  libraries those load (found with the loader's ``--list`` on trusted system files; see
+  :func:`runtime_mounts`) — plus ``/bot`` (the staged bot, read-only), a size-capped ``/tmp``
+  tmpfs (the only writable place), ``--proc`` (the sandbox's own processes), a minimal ``--dev``.
 * ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR``: no secrets, no DB URL.
 * ``--new-session`` (no terminal injection), ``--die-with-parent`` (the bot dies with the worker;
-  the kernel then kills everything in its pid namespace), no capabilities inside.
+  the kernel then kills everything in its pid namespace; note that the "parent" is the *thread*
+  that started bubblewrap, so start bots from a long-lived thread), no capabilities inside.
 * Resource limits are set *inside* the namespaces by ``prlimit`` just before the bot's program
   starts, so bubblewrap itself is unaffected and ``RLIMIT_NPROC`` is counted per user namespace:
   one bot's fork bomb cannot starve another. Root ignores ``RLIMIT_NPROC``, so a root worker
   starts bubblewrap as an unprivileged slot uid (:mod:`sandbox.slots`).
 
 Not covered: kernel vulnerabilities (no seccomp filter yet), CPU cache side channels, and a bot
-spinning between its own decisions (bounded by ``RLIMIT_CPU`` and by the time bank only).
+spinning while other seats decide (bounded only by ``RLIMIT_CPU``, per process).
 """
 
 from __future__ import annotations
@@ -194,6 +196,23 @@ def _resolve_into(path: str, links: dict[str, str], binds: set[str]) -> None:
     raise SandboxUnavailable(f"too many symbolic links resolving {path}")
 
 
+def rlimit_argv(runtime: ResolvedRuntime, limits: Limits, *, nproc: bool = True) -> list[str]:
+    """``prlimit`` options for the bot (``nproc=False`` outside a user namespace, where the
+    count would include every process of the user)."""
+    cpu = limits.cpu_seconds
+    argv = [
+        PRLIMIT,
+        f"--as={runtime.address_space_bytes(limits)}",
+        f"--cpu={cpu}:{cpu + 1}",
+        f"--nofile={limits.max_open_files}",
+        f"--fsize={limits.max_file_size_bytes}",
+        "--core=0",
+    ]
+    if nproc:  # + bubblewrap's init (pid 1 of the namespace) counts too
+        argv.append(f"--nproc={runtime.max_processes(limits) + 1}")
+    return [*argv, "--"]
+
+
 def bwrap_argv(
     runtime: ResolvedRuntime,
     bot_root: Path,
@@ -201,8 +220,6 @@ def bwrap_argv(
     limits: Limits,
 ) -> list[str]:
     """The full argv: bubblewrap, then prlimit, then the bot's ``command``."""
-    nproc = runtime.max_processes(limits) + 1  # + bubblewrap's init (pid 1 of the namespace)
-    cpu = limits.cpu_seconds
     return [
         bwrap_executable(),
         "--unshare-all",
@@ -221,14 +238,7 @@ def bwrap_argv(
         "--remount-ro", "/",
         "--chdir", BOT_MOUNT,
         "--",
-        PRLIMIT,
-        f"--as={runtime.address_space_bytes(limits)}",
-        f"--cpu={cpu}:{cpu + 1}",
-        f"--nproc={nproc}",
-        f"--nofile={limits.max_open_files}",
-        f"--fsize={limits.max_file_size_bytes}",
-        "--core=0",
-        "--",
+        *rlimit_argv(runtime, limits),
         *command,
     ]  # fmt: skip
 

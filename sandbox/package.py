@@ -14,6 +14,7 @@ Manifest (``bot.toml``; ``bot.json`` takes the same keys)::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -70,7 +71,11 @@ class BotPackage:
 
 
 def staging_base() -> Path:
-    """Parent of all staged bots: traversable by the sandbox uid but not listable (0711)."""
+    """Parent of all staged bots: traversable by the sandbox uid but not listable (0711).
+
+    Staged directories are named after the process that made them; the first call in a process
+    removes those whose process is gone (a worker that was killed cannot clean up after itself).
+    """
     base = Path(
         os.environ.get("ARENA_SANDBOX_STAGING")
         or Path(tempfile.gettempdir()) / f"arena-sandbox-{os.geteuid()}"
@@ -80,7 +85,26 @@ def staging_base() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
         raise RuntimeError(f"staging directory {base} is not a directory owned by us")
     os.chmod(base, 0o711)
+    _sweep(base)
     return base
+
+
+@functools.cache
+def _sweep(base: Path) -> None:
+    for stale in base.glob("bot-*-*"):
+        pid = stale.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -> BotPackage:
@@ -89,7 +113,7 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
     source = Path(path)
     if not source.exists():
         raise BotPackageError(f"{source}: no such file or directory")
-    top = root = Path(tempfile.mkdtemp(prefix="bot-", dir=staging_base()))
+    top = root = Path(tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-", dir=staging_base()))
     os.chmod(top, 0o755)
     try:
         if source.is_dir():

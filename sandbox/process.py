@@ -86,7 +86,6 @@ class BotProcess:
         self.stderr = RingBuffer(max_stderr_bytes)
         self.output_bytes = 0
         self.started = time.monotonic()
-        user = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
         self._proc = subprocess.Popen(  # noqa: S603 - argv is built by us, never by a shell
             list(argv),
             stdin=subprocess.PIPE,
@@ -97,7 +96,9 @@ class BotProcess:
             cwd=cwd,
             env=env,
             process_group=0,  # kill() signals the group: bubblewrap, or the bot and its children
-            **user,  # type: ignore[arg-type]
+            user=uid,  # set in the child by _posixsubprocess (C), no preexec_fn
+            group=uid,
+            extra_groups=[] if uid is not None else None,
         )
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self.pid = self._proc.pid
@@ -115,6 +116,7 @@ class BotProcess:
         self._scan = 0  # where to resume looking for a newline
         self._exit: ExitInfo | None = None
         self._killed = False
+        self._closed = False
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -250,11 +252,11 @@ class BotProcess:
         return self._exit
 
     def close(self) -> None:
-        if self._selector is None:  # type: ignore[comparison-overlap]
+        if self._closed:
             return
+        self._closed = True
         self.drain_post_mortem(time.monotonic() + 0.2)
         self._selector.close()
-        self._selector = None  # type: ignore[assignment]
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()

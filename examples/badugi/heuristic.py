@@ -19,7 +19,9 @@ def best_subset(hand: list[str]) -> list[str]:
             if len({c[0] for c in combo}) == size and len({c[1] for c in combo}) == size
         ]
         if candidates:
-            return list(min(candidates, key=lambda s: sorted((RANK[c[0]] for c in s), reverse=True)))
+            return list(
+                min(candidates, key=lambda s: sorted((RANK[c[0]] for c in s), reverse=True))
+            )
     return []
 
 
@@ -69,8 +71,10 @@ def main() -> None:
             print(json.dumps({"type": "ready"}), flush=True)
         elif message["type"] == "act":
             observation, legal = message["observation"], message["legal"]
-            action = draw(observation, legal) if observation["phase"] == "draw" else bet(
-                observation, legal
+            action = (
+                draw(observation, legal)
+                if observation["phase"] == "draw"
+                else bet(observation, legal)
             )
             if action not in legal:
                 action = legal[0]

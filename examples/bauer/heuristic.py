@@ -65,8 +65,10 @@ def main() -> None:
             print(json.dumps({"type": "ready"}), flush=True)
         elif message["type"] == "act":
             observation, legal = message["observation"], message["legal"]
-            action = call(observation, legal) if observation["phase"] == "call" else play(
-                observation, legal
+            action = (
+                call(observation, legal)
+                if observation["phase"] == "call"
+                else play(observation, legal)
             )
             if action not in legal:
                 action = legal[0]

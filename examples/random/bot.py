@@ -1,7 +1,7 @@
 """A random bot for every Card Arena game: the smallest complete protocol implementation.
 
-Run by the arena as ``python3 bot.py`` (see bot.toml); it reads one JSON object per line on stdin and
-answers on stdout (see docs/protocol.md). Standard library only.
+Run by the arena as ``python3 bot.py`` (see bot.toml); it reads one JSON object per line on
+stdin and answers on stdout (see docs/protocol.md). Standard library only.
 """
 
 import json

@@ -32,7 +32,7 @@ TEST_LIMITS = Limits(
 )
 
 #: prepended to every test bot: the protocol loop, with ``act(message) -> action`` to define
-PRELUDE = '''\
+PRELUDE = """\
 import json, os, sys, time
 
 def send(obj):
@@ -50,7 +50,7 @@ def serve(act, on_hello=None):
             send({"id": message["id"], "action": act(message)})
         else:
             break
-'''
+"""
 
 
 def bwrap_problem() -> str | None:

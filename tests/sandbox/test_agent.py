@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ serve(act, on_hello=log)
 """
 
 
-def _messages(stderr_log: str) -> list[dict]:
+def _messages(stderr_log: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stderr_log.splitlines() if line.startswith("{")]
 
 
@@ -117,7 +118,8 @@ def test_broken_sandbox_is_an_internal_error_not_the_bots_fault(
     bot = load_bot(RANDOM_BOT)
     shutil.rmtree(bot.root)  # the platform lost the staged files
     agents: list[engine.Agent] = [engine.RandomAgent(i) for i in range(4)]
-    with SandboxedAgent(bot, limits) as agents[0]:  # type: ignore[misc]
+    with SandboxedAgent(bot, limits) as broken:
+        agents[0] = broken
         with pytest.raises(engine.MatchAborted, match="sandbox does not start"):
             engine.run_match(GAME, PARAMS, agents, seed=1)
 
@@ -145,9 +147,7 @@ def test_untrusted_bots_refused_without_bubblewrap(
         check_bwrap.cache_clear()
 
 
-def test_node_runtime(
-    bwrap_ok: None, limits: Limits, tmp_path: Path
-) -> None:
+def test_node_runtime(bwrap_ok: None, limits: Limits, tmp_path: Path) -> None:
     if not os.path.exists("/usr/bin/node"):
         pytest.skip("no node here")
     source = tmp_path / "bot.js"

@@ -111,7 +111,7 @@ CASES = [
     Case("malformed_json", "def act(m):\n    print('this is not json', flush=True)\n"
          "    time.sleep(10**6)\nserve(act)\n", "protocol_error", message="not JSON"),
     Case("wrong_id", "def act(m):\n    send({'id': m['id'] + 1, 'action': m['legal'][0]})\n"
-         "    time.sleep(10**6)\nserve(act)\n", "protocol_error", message="expected a reply with id"),
+         "    time.sleep(10**6)\nserve(act)\n", "protocol_error", message="a reply with id"),
     Case("not_an_object", "def act(m):\n    print('[1, 2]', flush=True)\n    time.sleep(10**6)\n"
          "serve(act)\n", "protocol_error", message="JSON object"),
     Case("illegal_action", "serve(lambda m: 'Zz')\n", "illegal_action", detail={"action": "Zz"}),
@@ -169,7 +169,8 @@ CASES = [
                 if readable(path) is not None:
                     return f"ESCAPED:read {path}"
             for pid in os.listdir("/proc"):
-                if pid.isdigit() and "@@SECRET@@".encode() in (readable(f"/proc/{pid}/environ") or b""):
+                environ = readable(f"/proc/{pid}/environ") if pid.isdigit() else None
+                if "@@SECRET@@".encode() in (environ or b""):
                     return f"ESCAPED:/proc/{pid}/environ"
             if any("@@SECRET@@" in v for v in os.environ.values()):
                 return "ESCAPED:environment"

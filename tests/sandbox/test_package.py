@@ -76,6 +76,7 @@ def _zip_with(name: str, mode: int = 0o100644, data: bytes = b"x") -> list[tuple
     return [("bot.toml", b'runtime = "python3"\n', 0o100644), (name, data, mode)]
 
 
+@pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize(
     ("members", "message"),
     [
@@ -121,7 +122,9 @@ def test_caps_on_count_and_sizes(tmp_path: Path) -> None:
 
     bomb = _zip_with("big.bin", data=b"\0" * 1_000_000)  # compresses to ~1 KB
     with pytest.raises(BotPackageError, match="unpacks to 1000020 bytes; the limit is 100000"):
-        load_bot(make_zip(tmp_path / "bomb.zip", bomb), caps=PackageCaps(max_unpacked_bytes=100_000))
+        load_bot(
+            make_zip(tmp_path / "bomb.zip", bomb), caps=PackageCaps(max_unpacked_bytes=100_000)
+        )
 
     big = make_zip(tmp_path / "big.zip", _zip_with("r.bin", data=os.urandom(50_000)))
     with pytest.raises(BotPackageError, match="the limit is 10000"):
@@ -193,4 +196,3 @@ def test_native_runtime_refuses_dynamic_executables(tmp_path: Path) -> None:
     )
     with pytest.raises(BotPackageError, match="not a 64-bit"):
         load_bot(text)
-

@@ -1,0 +1,71 @@
+"""The ``arena`` command: play, validate, games."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sandbox.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def test_play_summary_and_replays(
+    bwrap_ok: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bots = [str(EXAMPLES / "belote" / "heuristic.py"), "builtin:random", str(EXAMPLES / "random")]
+    code = main(
+        ["play", "belote", *bots, "builtin:heuristic", "--matches", "2", "--duplicate",
+         "--seed", "7", "--param", "target=100", "--replay", str(tmp_path / "out.json")]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert 'belote {"target": 100}: 2 duplicate match(es), seeds 7..8' in out
+    for name in ("heuristic", "builtin:random", "random", "builtin:heuristic"):
+        assert f"\n{name} " in out
+    replays = sorted(tmp_path.glob("out-*.json"))
+    assert [p.name for p in replays] == ["out-001.json", "out-002.json"]
+    replay = json.loads(replays[0].read_text())
+    assert replay["format"] == "card-arena-replay" and replay["seed"] == 7
+
+
+def test_play_reports_faults_with_the_bots_log(
+    bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write_bot("sys.stderr.write('about to misbehave\\n')\nserve(lambda m: 'nonsense')\n")
+    code = main(["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "illegal_action×1" in out
+    assert "'nonsense' is not legal" in out
+    assert "about to misbehave" in out
+
+
+def test_validate_ok_and_fault(
+    bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(EXAMPLES / "badugi" / "minimal.py"), "--game", "badugi"]) == 0
+    assert "OK: no faults" in capsys.readouterr().out
+
+    slow = write_bot("serve(lambda m: time.sleep(5))\n")
+    code = main(["validate", str(slow), "--game", "belote", "--limit", "decision_timeout_ms=200"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAULT in game 0" in out and ": timeout" in out
+    assert "hint: answer every act" in out
+
+
+def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "belote", "builtin:random"]) == 2
+    assert "belote needs 4 bots" in capsys.readouterr().err
+    assert main(["play", "chess", "a", "b"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
+    assert main(["validate", "/nonexistent.py", "--game", "barbu"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["play", "badugi", "builtin:random", "builtin:random", "--limit", "x=1"]) == 2
+    assert main(["games"]) == 0
+    assert "barbu: 4 seats" in capsys.readouterr().out
