@@ -19,7 +19,14 @@ class Agent:
     """Base class; subclasses implement :meth:`act`."""
 
     def start(self, info: dict[str, Any]) -> None:
-        """A game begins: ``info`` = game, seat, params, match_seed."""
+        """A game begins: ``info`` = game, seat, params (never the seed: it fixes every deal)."""
+
+    def wait_ready(self) -> None:
+        """Block until the agent can act; the runner calls it after starting every agent.
+
+        Sandboxed agents spawn in ``start`` and wait here, so all bots start in parallel and
+        start-up is never charged to the first decision.
+        """
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
         raise NotImplementedError

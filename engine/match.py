@@ -121,17 +121,18 @@ def play_game(
         active[seat] = RandomAgent(seed * 31 + seat)
 
     try:
+        params = game.params_dict()
         for seat, agent in enumerate(agents):
-            info = {
-                "game": game.name,
-                "seat": seat,
-                "params": game.params_dict(),
-                "match_seed": seed,
-            }
             try:
-                agent.start(info)
+                agent.start({"game": game.name, "seat": seat, "params": params})
             except AgentFault as err:
                 fault(seat, err, -1)
+        for seat, agent in enumerate(agents):
+            if active[seat] is agent:
+                try:
+                    agent.wait_ready()
+                except AgentFault as err:
+                    fault(seat, err, -1)
         clock = time.perf_counter_ns
         while True:
             seat = state.current_player()

@@ -34,6 +34,9 @@ class Params:
     """Bauer has no rule options; ``start_points`` sets the match length (8 in the rules)."""
 
     start_points: int = field(default=8, metadata={"range": (1, 8)})
+    #: safety net, not a rule: the game stops with the points as they stand after this many
+    #: hands, so bots that keep splitting the tricks 4-4 cannot stall a tournament
+    max_deals: int = field(default=500, metadata={"range": (1, 10_000)})
 
 
 @cache
@@ -150,7 +153,7 @@ class BauerState(State):
             progress[scorer] = 1
         self.deals[-1].info["team_tricks"] = team_tricks
         self.finish_deal_record([progress[s % 2] for s in range(4)])
-        if 0 in self.points:
+        if 0 in self.points or len(self.deals) >= self.game.params.max_deals:
             self.phase = Phase.OVER
             self.player = TERMINAL
         else:

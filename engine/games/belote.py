@@ -82,6 +82,9 @@ class Params:
     target_inclusive: bool = False
     #: match length: the game ends after a deal that leaves a team above this many points
     target: int = field(default=1000, metadata={"range": (1, 100_000)})
+    #: safety net, not a rule: the game stops with the scores as they stand after this many
+    #: deals (thrown-in deals included), so bots that never take cannot stall a tournament
+    max_deals: int = field(default=200, metadata={"range": (1, 10_000)})
 
 
 @cache
@@ -316,8 +319,7 @@ class BeloteState(State):
         """Everyone passed twice: no score, no litige effect; the next player deals."""
         self.deals[-1].info["outcome"] = Outcome.VOID.value
         self.finish_deal_record([0, 0, 0, 0])
-        self.dealer = (self.dealer + 1) % 4
-        self._deal()
+        self._next_deal_or_end(over=False)
 
     # -- play ------------------------------------------------------------------------------
 
@@ -389,7 +391,10 @@ class BeloteState(State):
             litige_pot=self.litige,
         )
         self.finish_deal_record([deal[0], deal[1], deal[0], deal[1]])
-        if game_over(self.scores, self.params):
+        self._next_deal_or_end(over=game_over(self.scores, self.params))
+
+    def _next_deal_or_end(self, *, over: bool) -> None:
+        if over or len(self.deals) >= self.params.max_deals:
             self.phase = Phase.OVER
             self.player = TERMINAL
         else:

@@ -6,6 +6,7 @@ players in the trick are replaced by the cards the scenario names (only the card
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import pytest
@@ -286,3 +287,11 @@ def test_heuristic_team_beats_random_team() -> None:
         assert result.faults == []  # the heuristic never offered an illegal action
         wins += result.scores[0] > result.scores[1]
     assert wins >= 36
+
+
+def test_max_deals_ends_a_game_that_never_reaches_zero() -> None:
+    state = engine.load_game("bauer", max_deals=3).new_initial_state(8)
+    rng = random.Random(8)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert len(state.deals) == 3 and all(d.scores is not None for d in state.deals)

@@ -436,6 +436,7 @@ def test_every_section_6_option_exists_with_its_default() -> None:
         "defender_capot_bonus": True,
         "target_inclusive": False,
         "target": 1000,
+        "max_deals": 200,
     }
 
 
@@ -516,3 +517,14 @@ def test_heuristic_team_beats_random_team() -> None:
         assert result.faults == []  # the heuristic never offered an illegal action
         wins += result.scores[0] > result.scores[1]
     assert wins >= 36
+
+
+def test_bots_that_never_take_cannot_stall_the_game() -> None:
+    """Every deal thrown in: the max_deals safety net ends the game with no score."""
+    state = engine.load_game("belote", max_deals=12).new_initial_state(3)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action("pass" if "pass" in legal else legal[0])
+    assert len(state.deals) == 12
+    assert all(d.info["outcome"] == "void" for d in state.deals)
+    assert state.returns() == [0, 0, 0, 0]
