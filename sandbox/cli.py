@@ -389,6 +389,7 @@ def _tail(text: str, lines: int) -> str:
 def _write_replay(path: Path, replay: dict[str, Any], index: int, total: int) -> None:
     if total > 1:
         path = path.with_name(f"{path.stem}-{index + 1:03d}{path.suffix or '.json'}")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(replay, separators=(",", ":")), encoding="utf-8")
 
 
