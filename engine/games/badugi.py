@@ -15,7 +15,8 @@ blinds and ``half`` (하프, half the pot) joins ``bet`` (삥, one ante) and ``r
 
 Rule choices beyond RULES.md:
 
-* ``unlimited_heads_up`` lifts the cap whenever exactly two players are left in the hand.
+* ``unlimited_heads_up`` lifts the cap while exactly two players are left in the hand; as in
+  [RRP], a round capped while three or more were in stays capped after a fold leaves two.
 * ``never_return_own_discards``: a player receiving cards passes over those they discarded earlier
   in the hand (they stay in the stub for the others); when only such cards are left, the stub and
   the discards are reshuffled as usual (the drawer's own discards always excluded).
@@ -90,7 +91,8 @@ class BadugiParams:
     stack: int = field(default=200, metadata={"range": (1, 10**12)})
     #: a bet and up to this many minus one raises per round (round 1: the big blind is the bet)
     max_bets_per_round: int = field(default=4, metadata={"range": (1, 100)})
-    #: no cap while only two players are left in the hand [RRP]
+    #: no cap while only two players are left in the hand, unless the round was capped before a
+    #: fold left two [RRP]
     unlimited_heads_up: bool = False
     #: a player never receives a card they discarded earlier in the hand [PS]
     never_return_own_discards: bool = False
@@ -191,6 +193,7 @@ class BadugiState(State):
         self.pot = p.small_blind + p.big_blind
         self.level = p.big_blind
         self.bets = 1  # the big blind is the round's first bet
+        self.sealed = self.bets >= self.cap and n > 2
 
     def _start_round(self, first: int) -> None:
         n = self.num_players
@@ -198,6 +201,7 @@ class BadugiState(State):
         self.put = [0] * n
         self.level = 0
         self.bets = 0
+        self.sealed = False  # capped with 3+ players in: a fold to heads-up does not uncap
         self.last_size = 0  # Korean: size of the last bet or raise
         self.limited = [False] * n  # Korean: checked or called this round
         self.pending = self.live  # players who still have to act in this round
@@ -232,7 +236,9 @@ class BadugiState(State):
             if self.limited[seat] or self.bets >= self.cap:
                 return CALL_FOLD
             return KOREAN_FACING
-        can_raise = self.bets < self.cap or (self.live == 2 and self.game.params.unlimited_heads_up)
+        can_raise = self.bets < self.cap or (
+            self.live == 2 and not self.sealed and self.game.params.unlimited_heads_up
+        )
         if to_call > 0:
             return CALL_FOLD_RAISE if can_raise else CALL_FOLD
         if not can_raise:
@@ -294,6 +300,8 @@ class BadugiState(State):
         else:
             self._pay(seat, self._raise_amount(seat, action))
             self.bets += 1
+            if self.bets >= self.cap and self.live > 2:
+                self.sealed = True
             self.pending = self.live - 1
         if self.pending == 0:
             self._end_round()

@@ -265,10 +265,28 @@ def test_unlimited_heads_up_lifts_the_cap() -> None:
     assert "raise" in state.legal_actions()
     assert state.observation(0)["stacks"] is None
     three = new_state(3, 2, THREE_HANDED, unlimited_heads_up=True)
+    play(three, "s2:raise s0:fold s1:raise s2:raise")
+    assert "raise" in three.legal_actions(), "heads-up before the cap: no cap"
+    play(three, "s1:raise s2:raise")
+    assert "raise" in three.legal_actions()
+
+
+def test_unlimited_heads_up_a_capped_round_stays_capped_after_a_fold() -> None:
+    """[RRP]: once the raising is capped on a betting round, it cannot be uncapped by a
+    subsequent fold that leaves two players heads-up (RULES.md §2.3, option unlimited_heads_up).
+    """
+    three = new_state(3, 2, THREE_HANDED, unlimited_heads_up=True)
     play(three, "s2:raise s0:raise s1:raise")
     assert three.legal_actions() == ["call", "fold"], "capped while three players are in"
     play(three, "s2:fold")
-    assert "raise" in three.legal_actions(), "two left: the cap is lifted"
+    assert three.legal_actions() == ["call", "fold"], "a fold to heads-up does not uncap"
+    play(three, "s0:call")
+    stand_pat(three, "0 1")
+    play(three, "s0:bet s1:raise s0:raise s1:raise")
+    assert "raise" in three.legal_actions(), "the next round starts heads-up: no cap"
+    capped_blind = new_state(3, 2, THREE_HANDED, unlimited_heads_up=True, max_bets_per_round=1)
+    play(capped_blind, "s2:fold")
+    assert capped_blind.legal_actions() == ["call", "fold"], "the big blind capped round 1"
 
 
 def test_observation_content() -> None:

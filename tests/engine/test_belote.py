@@ -291,6 +291,15 @@ def test_3_8_11_chained_litige_and_void_deals_do_not_count() -> None:
     assert third["scores"] == [120 + 162, 42, 120 + 162, 42]
 
 
+def test_3_8_11_a_litige_pot_pending_at_the_game_end_is_discarded() -> None:
+    """RULES.md §3.5.4: the tie deal itself is scored (the defenders' 81 ends the game here)."""
+    state = new_state(DECK_TIE, target=80)
+    tie = finish_deal(_taken(state), "last")
+    assert tie["outcome"] == "litige" and tie["litige_pot"] == 81
+    assert state.is_terminal()
+    assert state.returns() == [81.0, 0.0, 81.0, 0.0], "the attackers' 81 is never awarded"
+
+
 # -- 12. game end -------------------------------------------------------------------------------
 
 
