@@ -87,10 +87,12 @@ class BadugiParams:
     big_blind: int = field(default=2, metadata={"range": (1, 1_000_000)})
     #: fixed limit: bet unit of betting rounds 3 and 4
     big_bet: int = field(default=4, metadata={"range": (1, 1_000_000)})
-    #: chips every player starts each hand with (capped fixed limit only)
-    stack: int = field(default=200, metadata={"range": (1, 10**12)})
+    #: chips every player starts each hand with (capped fixed limit only); 0 = 100 big blinds
+    stack: int = field(default=0, metadata={"range": (0, 10**12)})
     #: a bet and up to this many minus one raises per round (round 1: the big blind is the bet)
     max_bets_per_round: int = field(default=4, metadata={"range": (1, 100)})
+    #: the cap of betting round 1 (pre-draw) alone; 0 = ``max_bets_per_round`` (pokerkit: 5)
+    max_bets_predraw: int = field(default=0, metadata={"range": (0, 100)})
     #: no cap while only two players are left in the hand, unless the round was capped before a
     #: fold left two [RRP]
     unlimited_heads_up: bool = False
@@ -108,10 +110,11 @@ class BadugiParams:
             raise InvalidParams("badugi: parameter 'small_blind' must not exceed 'big_blind'")
         if self.big_bet < self.big_blind:
             raise InvalidParams("badugi: parameter 'big_bet' must be at least 'big_blind'")
-        if self.capped and self.stack < self.most_put_in:
+        if self.capped and self.starting_stack < self.most_put_in:
             raise InvalidParams(
                 f"badugi: parameter 'stack' must be at least {self.most_put_in} chips, the most a "
-                "player can put in a hand, so that nobody is ever all-in"
+                "player can put in a hand, so that nobody is ever all-in "
+                f"(it is {self.starting_stack}; 0 means 100 big blinds)"
             )
 
     @property
@@ -120,8 +123,20 @@ class BadugiParams:
         return not self.korean_betting and not self.unlimited_heads_up
 
     @property
+    def starting_stack(self) -> int:
+        """Chips each player has at the start of every hand (RULES.md §2.2: 100 big blinds)."""
+        return self.stack or 100 * self.big_blind
+
+    @property
+    def round_caps(self) -> tuple[int, int, int, int]:
+        """Fixed limit: the most bets in each of the four betting rounds."""
+        cap = self.max_bets_per_round
+        return (self.max_bets_predraw or cap, cap, cap, cap)
+
+    @property
     def most_put_in(self) -> int:
-        return 2 * self.max_bets_per_round * (self.big_blind + self.big_bet)
+        first, second, third, fourth = self.round_caps
+        return (first + second) * self.big_blind + (third + fourth) * self.big_bet
 
 
 def big_blinds_per_100(result: Any) -> list[float]:
@@ -136,9 +151,10 @@ class BadugiState(State):
         super().__init__(game, seed, decks, first_dealer)
         p = game.params
         self.korean = p.korean_betting
-        self.cap = p.max_raises_per_round + 1 if self.korean else p.max_bets_per_round
+        self.caps = (p.max_raises_per_round + 1,) * ROUNDS if self.korean else p.round_caps
+        self.cap = self.caps[0]
         self.net = [0] * self.num_players
-        self._stack = p.stack if p.capped else 0  # 0: unbounded
+        self._stack = p.starting_stack if p.capped else 0  # 0: unbounded
         self._table = {  # the observation's facts that hold for the whole match
             "hands": p.hands,
             "players": self.num_players,
@@ -146,7 +162,6 @@ class BadugiState(State):
             "blinds": None if self.korean else [p.small_blind, p.big_blind],
             "stakes": None if self.korean else [p.big_blind, p.big_bet],
             "ante": p.ante if self.korean else 0,
-            "max_bets": self.cap,
         }
         self.button = self.first_dealer
         self.last_hand: dict[str, Any] | None = None
@@ -201,6 +216,7 @@ class BadugiState(State):
         self.put = [0] * n
         self.level = 0
         self.bets = 0
+        self.cap = self.caps[self.street]
         self.sealed = False  # capped with 3+ players in: a fold to heads-up does not uncap
         self.last_size = 0  # Korean: size of the last bet or raise
         self.limited = [False] * n  # Korean: checked or called this round
@@ -508,6 +524,7 @@ class BadugiState(State):
             "bets": self.put[:],
             "committed": committed[:],
             "bet_count": self.bets,
+            "max_bets": self.cap,
             "stacks": [self._stack - c for c in committed] if self._stack else None,
             "scores": self.net[:],
             "last_hand": self.last_hand,

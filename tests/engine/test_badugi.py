@@ -142,9 +142,11 @@ def test_scenario_11_action_availability() -> None:
         state.apply_action("raise")
 
 
-SIX = dict(enumerate(
-    ["2c 3c 4c 5c", "2d 3d 4d 5d", "2h 3h 4h 5h", "2s 3s 4s 5s", "6c 7c 8c 9c", "6d 7d 8d 9d"]
-))
+SIX = dict(
+    enumerate(
+        ["2c 3c 4c 5c", "2d 3d 4d 5d", "2h 3h 4h 5h", "2s 3s 4s 5s", "6c 7c 8c 9c", "6d 7d 8d 9d"]
+    )
+)
 
 
 def six_to_the_second_draw(**params: Any) -> BadugiState:
@@ -252,8 +254,9 @@ def test_korean_betting_amounts_and_restrictions() -> None:
 
 
 def test_korean_raise_cap() -> None:
-    state = new_state(2, 1, {0: "As 2h 3d 4c", 1: "Kh Qs Jd Tc"}, korean_betting=True,
-                      max_raises_per_round=2)
+    state = new_state(
+        2, 1, {0: "As 2h 3d 4c", 1: "Kh Qs Jd Tc"}, korean_betting=True, max_raises_per_round=2
+    )
     assert state.current_player() == 0, "Korean: the player left of the button acts first"
     play(state, "s0:bet s1:raise s0:half")
     assert state.legal_actions() == ["call", "fold"]
@@ -417,13 +420,40 @@ def test_heuristic_beats_random_at_a_full_table(players: int) -> None:
     agents = [engine.make_agent("badugi", "heuristic", 0)] + [
         engine.make_agent("badugi", "random", i) for i in range(1, players)
     ]
-    result = engine.run_match("badugi", {"hands": 60, "players": players}, agents, seed=5,
-                              duplicate=True)
+    result = engine.run_match(
+        "badugi", {"hands": 60, "players": players}, agents, seed=5, duplicate=True
+    )
     assert result.scores[0] > 0 and result.placings[0] == 1
 
 
 def test_heuristic_plays_korean_betting() -> None:
     agents = [engine.make_agent("badugi", "heuristic", 0), engine.make_agent("badugi", "random", 1)]
-    result = engine.run_match("badugi", {"hands": 100, "korean_betting": True}, agents, seed=3,
-                              duplicate=True)
+    result = engine.run_match(
+        "badugi", {"hands": 100, "korean_betting": True}, agents, seed=3, duplicate=True
+    )
     assert result.scores[0] > 0
+
+
+def test_the_default_stack_is_100_big_blinds_of_whatever_the_blinds_are() -> None:
+    state = engine.load_game("badugi", small_blind=5, big_blind=10, big_bet=20).new_initial_state(1)
+    stacks = state.observation(0)["stacks"]
+    assert sorted(stacks) == [1000 - 10, 1000 - 5]
+
+
+def test_a_pre_draw_cap_of_five_bets_as_pokerkit_with_four_after_the_draw() -> None:
+    game = engine.load_game("badugi", max_bets_predraw=5)
+    state = game.new_initial_state(2)
+    raises = 0
+    while "raise" in state.legal_actions():
+        state.apply_action("raise")
+        raises += 1
+    assert raises == 4, "the big blind and four raises make five bets before the draw"
+    assert state.observation(state.current_player())["max_bets"] == 5
+    state.apply_action("call")
+    while state.observation(0)["phase"] == "draw":
+        state.apply_action("draw:")
+    bets = 0
+    while {"bet", "raise"} & set(state.legal_actions()):
+        state.apply_action("bet" if "bet" in state.legal_actions() else "raise")
+        bets += 1
+    assert bets == 4 and state.observation(0)["max_bets"] == 4

@@ -34,13 +34,19 @@ AUTOMATIONS = (
 
 def oracle(params: Any) -> Any:
     """A pokerkit fixed-limit Badugi state with our stakes and cap."""
-    cap = None if params.unlimited_heads_up else params.max_bets_per_round
-    first_cap = None if cap is None else cap - 1
+    first, later = params.round_caps[0], params.round_caps[1]
+    cap = None if params.unlimited_heads_up else later
+    first_cap = None if params.unlimited_heads_up else first - 1  # the big blind is a bet
 
     def street(first: bool, unit: int, count: int | None) -> Any:
         return pokerkit.Street(
-            not first, (False,) * 4 if first else (), 0, not first, pokerkit.Opening.POSITION,
-            unit, count,
+            not first,
+            (False,) * 4 if first else (),
+            0,
+            not first,
+            pokerkit.Opening.POSITION,
+            unit,
+            count,
         )
 
     streets = (
@@ -49,11 +55,19 @@ def oracle(params: Any) -> Any:
         street(False, params.big_bet, cap),
         street(False, params.big_bet, cap),
     )
-    stacks = inf if params.unlimited_heads_up else params.stack
+    stacks = inf if params.unlimited_heads_up else params.starting_stack
     return pokerkit.State(
-        AUTOMATIONS, pokerkit.Deck.STANDARD, (pokerkit.BadugiHand,), streets,
-        pokerkit.BettingStructure.FIXED_LIMIT, True, 0, (params.small_blind, params.big_blind), 0,
-        stacks, params.players,
+        AUTOMATIONS,
+        pokerkit.Deck.STANDARD,
+        (pokerkit.BadugiHand,),
+        streets,
+        pokerkit.BettingStructure.FIXED_LIMIT,
+        True,
+        0,
+        (params.small_blind, params.big_blind),
+        0,
+        stacks,
+        params.players,
     )
 
 
@@ -123,6 +137,7 @@ def replay_hand(game: engine.Game, seed: int, rng: random.Random) -> tuple[int, 
         {"players": 6},
         {"players": 5, "small_blind": 5, "big_blind": 10, "big_bet": 20, "stack": 1000},
         {"players": 3, "max_bets_per_round": 6, "stack": 500},
+        {"players": 3, "max_bets_predraw": 5},  # pokerkit's own default pre-draw cap
         {"players": 2, "unlimited_heads_up": True},
     ],
     ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()),
