@@ -41,6 +41,7 @@ from engine.registry import register
 from engine.tricks import TrickTable
 
 _KH_TEXT = TEXT_OF[KING_OF_HEARTS]
+_NOT_A_CARD = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
 class Phase(StrEnum):
@@ -129,7 +130,7 @@ class BarbuState(State):
         )
         # doubled_declarer[p][d]: how often p designated d on d's deals (pagat duties)
         self.doubled_declarer = [[0] * 4 for _ in range(4)]
-        self.public: dict[str, Any] = {"game": "barbu", "deals": self.num_deals}
+        self.public: dict[str, Any] = {"game": "barbu", "deals": self.num_deals, "last_deal": None}
         self._start_deal()
 
     # -- deal and declaration ------------------------------------------------------------------
@@ -193,11 +194,17 @@ class BarbuState(State):
         rules = self.rules_by_name[name]
         self.contract = name
         self.rules = rules
+        public = self.public
         if rules.trumps:
             self.trump = extra[0]
         elif rules.domino:
             self.domino_rank = RANK_VALUE[extra[0]]
-        public = self.public
+            first = self.opts.domino_first  # who plays first in Domino (RULES.md §6)
+            if first == "left":
+                self.first_player = (self.dealer + 1) % 4
+            elif first == "declarer":
+                self.first_player = self.dealer
+            public["first_player"] = self.first_player
         if self.left is not None:
             self.left[self.dealer] = [c for c in self.left[self.dealer] if c != name]
             public["contracts_left"] = list(self.left)
@@ -271,13 +278,7 @@ class BarbuState(State):
         if rules.domino:
             self.phase = self.public["phase"] = Phase.DOMINO
             self.public["layout"] = dict.fromkeys(SUITS)
-            first = self.opts.domino_first
-            if first == "left":
-                self._to_act = (self.dealer + 1) % 4
-            elif first == "declarer":
-                self._to_act = self.dealer
-            else:
-                self._to_act = self.first_player
+            self._to_act = self.first_player  # set for Domino by the declaration
         else:
             self.phase = self.public["phase"] = Phase.PLAY
             self._to_act = self.first_player
@@ -409,18 +410,40 @@ class BarbuState(State):
             adjust = [0, 0, 0, 0]
         final = [s + a for s, a in zip(contract_scores, adjust, strict=True)]
         domino = self.phase is Phase.DOMINO
-        self.deals[-1].info.update(
+        finishing_order = self._finishing_order() if domino else None
+        info = self.deals[-1].info
+        info.update(
             designations=self.designations,
             contract_scores=contract_scores[:],
             doubling_adjustments=adjust,
             tricks_played=None if domino else len(self.table.completed),
-            finishing_order=self._finishing_order() if domino else None,
+            finishing_order=finishing_order,
         )
         self.deal_scores = final
         scores = self.scores
         for q in range(4):
             scores[q] += final[q]
-        self.public.update(deal_scores=final[:], scores=scores[:])
+        public = self.public
+        # The finished deal stays visible in the next deal's observations (RULES.md §0: every
+        # card played and who won each trick is public): only public fields, never the cards
+        # left unplayed (early end, the Domino loser's hand).
+        last_deal = {
+            "deal": len(self.deals) - 1,
+            "dealer": self.dealer,
+            "declarer": self.dealer,
+            "contract": self.contract,
+            "trump": self.trump,
+            "domino_rank": info["domino_rank"],
+            "designations": self.designations[:],
+            "tricks": public["tricks"],
+            "layout": public["layout"],
+            "domino_moves": public["domino_moves"],
+            "finishing_order": finishing_order,
+            "contract_scores": contract_scores[:],
+            "doubling_adjustments": adjust[:],
+            "deal_scores": final[:],
+        }
+        public.update(deal_scores=final[:], scores=scores[:], last_deal=last_deal)
         self.finish_deal_record(final)
         if len(self.deals) == self.num_deals:
             self.phase = self.public["phase"] = Phase.OVER
@@ -461,8 +484,9 @@ class BarbuState(State):
         return [float(s) for s in self.scores]
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """The public state (contract, designations, tricks or layout, scores, Geronimo menus),
-        the seat's own hand and everyone's card counts."""
+        """The public state (contract, designations, tricks or layout, scores, Geronimo menus,
+        ``last_deal``: the previous deal's public record), the seat's own hand and everyone's
+        card counts."""
         obs = self.public.copy()
         to_act = self._to_act
         hands = self.hands
@@ -479,33 +503,137 @@ class BarbuState(State):
             obs["legal"] = []
         return obs
 
+    # -- why an action is illegal (error path only) ----------------------------------------------
+
     def _illegal_reason(self, action: str) -> str:
         phase = self.phase
         if phase is Phase.DECLARE:
-            name = action.split(":")[1] if action.startswith("contract:") else ""
-            if self.left is not None and name in self.game.contracts:
-                if name not in self.left[self.dealer]:
-                    return f"Geronimo: seat {self.dealer} has already declared {name}"
-            return "declare e.g. contract:no_tricks, contract:trumps:s, contract:domino:7"
+            return self._declaration_reason(action)
         if phase is Phase.DOUBLE:
-            return (
-                "designate nobody, one player or all eligible players (double:none, double:2, "
-                f"double:all); nobody can be named more than {self.opts.doubling_cap_per_deal} "
-                "times in a deal and the declarer cannot be named by themself"
-            )
-        if phase is Phase.DOMINO:
-            if action == "pass":
-                return "pass only when no card fits the layout"
-            return "the card does not fit the layout (a suit opens with the declared rank)"
+            return self._designation_reason(action)
         hand = self.hands[self._to_act]
+        if phase is Phase.DOMINO:
+            return self._domino_reason(action, hand)
+        return self._card_reason(action, hand)
+
+    def _declaration_reason(self, action: str) -> str:
+        kind, _, rest = action.partition(":")
+        name = rest.partition(":")[0]
+        menu = self.game.contracts
+        if kind != "contract" or (name not in STANDARD_RULES and name not in SALAD_RULES):
+            forms = "" if self.opts.salad else " (contract:trumps:<suit>, contract:domino:<rank>)"
+            return f"declare one contract: contract:<name>, name one of {', '.join(menu)}{forms}"
+        if name not in menu:
+            if self.opts.salad:
+                return f"Salad: only the six Salad contracts can be declared ({', '.join(menu)})"
+            return f"{name} can be declared only with salad=true"
+        if self.left is not None and name not in self.left[self.dealer]:
+            return f"Geronimo: seat {self.dealer} has already declared {name}"
+        if name == "trumps":
+            return (
+                "Trumps needs a trump suit: contract:trumps:s, :h, :d or :c "
+                "(no-trump is not allowed)"
+            )
+        if name == "domino":
+            low = RANK_TEXT[self.low_rank]
+            return (
+                f"Domino needs a starting rank {low}..A (the ten is T), e.g. contract:domino:{low}"
+            )
+        return f"contract:{name} takes no parameter"
+
+    def _designation_reason(self, action: str) -> str:
+        p, opts = self._to_act, self.opts
+        cap, any_subset = opts.doubling_cap_per_deal, opts.doubling_any_subset
+        if any_subset:
+            forms = "double:none or the seats to name in increasing order (double:2, double:0,3)"
+        else:
+            forms = "double:none, double:<seat> or double:all"
+        kind, _, spec = action.partition(":")
+        if kind != "double" or not spec:
+            return f"designate with {forms}"
+        eligible = [t for t in range(4) if t != p and self.designated[t] < cap]
+        if spec == "all":
+            if not eligible:
+                return (
+                    f"nobody is left to name: every other player has been named {cap} times "
+                    f"in this deal (doubling_cap_per_deal = {cap})"
+                )
+            if any_subset:
+                example = ",".join(map(str, eligible))
+                return f"with doubling_any_subset name the players, e.g. double:{example}"
+            return self._duties_reason(eligible)
+        if spec == "none":
+            return self._duties_reason([])
+        parts = spec.split(",")
+        if not all(x in ("0", "1", "2", "3") for x in parts):
+            return f"seats 0-3 only: designate with {forms}"
+        targets = [int(x) for x in parts]
+        if p in targets:
+            return f"seat {p} cannot name themself"
+        if len(targets) > 1:
+            if not any_subset:
+                return (
+                    "name nobody, one player or all (double:all); naming only some of the "
+                    "others needs doubling_any_subset"
+                )
+            if targets != sorted(set(targets)):
+                return "name each seat once, in increasing order (e.g. double:0,3)"
+        for t in targets:
+            if self.designated[t] >= cap:
+                return (
+                    f"seat {t} has already been named {self.designated[t]} times in this deal "
+                    f"(doubling_cap_per_deal = {cap})"
+                )
+        return self._duties_reason(targets)
+
+    def _duties_reason(self, targets: list[int]) -> str:
+        d = self.dealer
+        if not self.opts.pagat_doubling_duties:
+            return ""
+        if self.contract in POSITIVE and any(t != d for t in targets):
+            return (
+                "pagat_doubling_duties: in a positive contract only the declarer "
+                f"(seat {d}) may be named"
+            )
+        return (
+            f"pagat_doubling_duties: every other player must double seat {d} twice over seat "
+            f"{d}'s contracts, which this choice would make impossible"
+        )
+
+    def _card_reason(self, action: str, hand: list[str]) -> str:
         if action not in hand:
-            return "not a card in hand"
+            return "not a card in your hand" if action in CARD_BY_TEXT else _NOT_A_CARD
         trick = self.table.cards
         if not trick:
-            return "no heart lead while holding another suit"
-        if any(x[1] == SUIT_OF[trick[0]] for x in hand):
-            return f"must follow the suit led ({SUIT_OF[trick[0]]})"
-        return "a rule option restricts the discard (trump / overtrump / K♥)"
+            return f"no heart lead while holding another suit ({self.contract})"
+        led = SUIT_OF[trick[0]]
+        follows = any(x[1] == led for x in hand)
+        if follows and action[1] != led:
+            return f"must follow the suit led ({led})"
+        rules = self.rules
+        assert rules is not None
+        trump = self.trump
+        if rules.trumps:
+            if follows or action[1] == trump:  # a trump, but not above the trumps in the trick
+                top = max((c for c in trick if SUIT_OF[c] == trump), key=RANK_OF.__getitem__)
+                return f"must_overtrump: play a trump above {TEXT_OF[top]}"
+            return f"must_trump_when_void: void in {led}, play a trump"
+        return f"force_kh_discard: void in {led}, discard the {_KH_TEXT}"
+
+    def _domino_reason(self, action: str, hand: list[str]) -> str:
+        if action == "pass":
+            return "pass only when no card fits the layout"
+        if action not in hand:
+            return "not a card in your hand" if action in CARD_BY_TEXT else _NOT_A_CARD + " or pass"
+        suit = action[1]
+        s = SUIT_POSITION[suit]
+        lo, hi = self.lo[s], self.hi[s]
+        if lo == 0:
+            rank = RANK_TEXT[self.domino_rank]
+            return f"suit {suit} is not open: it opens only with the declared rank {rank}"
+        ends = [RANK_TEXT[r] + suit for r in (lo - 1, hi + 1) if self.low_rank <= r <= 14]
+        fits = f"only {' or '.join(ends)} fit" if ends else "it is complete"
+        return f"suit {suit} runs {RANK_TEXT[lo]}..{RANK_TEXT[hi]}: {fits}"
 
 
 @register

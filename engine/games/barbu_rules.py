@@ -190,8 +190,9 @@ def designation_choices(
 ) -> list[tuple[str, tuple[int, ...]]]:
     """(action, targets) pairs: nobody, each eligible player, and ALL or every subset.
 
-    Seed-literal choices are {nobody, one, ALL-eligible} [RES BAR-6]; "double:all" is offered only
-    when it names at least two players (otherwise it would repeat a one-player action). With
+    Seed-literal choices are {nobody, one, ALL-eligible} [RES BAR-6]. "double:all" names every
+    eligible player and is offered whenever at least one remains (RULES.md §1.8.4(3)), even if
+    that is a single player (then it has the same effect as naming that player). With
     ``any_subset`` every non-empty subset is spelled out (``double:0,2``) and there is no "all".
     """
     choices: list[tuple[str, tuple[int, ...]]] = [("double:none", ())]
@@ -201,7 +202,7 @@ def designation_choices(
                 choices.append(("double:" + ",".join(map(str, subset)), subset))
     else:
         choices.extend((f"double:{t}", (t,)) for t in eligible)
-        if len(eligible) >= 2:
+        if eligible:
             choices.append(("double:all", tuple(eligible)))
     return choices
 

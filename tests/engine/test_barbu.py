@@ -279,7 +279,7 @@ def test_1_11_8_domino_legality() -> None:
     play(state, "3:6h")
     set_hand(state, 0, "5s 8s 5h 7h 6d 6c 7d 5c")
     assert state.legal_actions() == ["5h", "5s", "6c", "6d", "7h", "8s"]
-    with pytest.raises(IllegalAction, match="layout"):
+    with pytest.raises(IllegalAction, match="suit d is not open: it opens only with .* rank 6"):
         state.apply_action("7d")
     with pytest.raises(IllegalAction, match="pass"):
         state.apply_action("pass")
@@ -357,7 +357,7 @@ def scenario_11_state(**options: Any) -> BarbuState:
     ]
     play(state, "2:double:all")
     assert state.legal_actions() == ["double:1", "double:2", "double:all", "double:none"]
-    with pytest.raises(IllegalAction, match="more than 2 times"):
+    with pytest.raises(IllegalAction, match="seat 0 has already been named 2 times"):
         state.apply_action("double:0")  # seat 0 was already named twice
     play(state, "3:double:1")
     play(state, "1:As 2:Qs 3:2s 0:3s 1:Ad 2:Qd 3:2d 0:3d 1:4c 2:5c 3:Qc 0:Ac 0:2h 1:3h 2:Qh 3:Ah")
@@ -575,14 +575,16 @@ def test_any_subset_designations() -> None:
 def test_designation_cap_of_one() -> None:
     state = new_state(mode="geronimo", doubling=True, doubling_cap_per_deal=1)
     play(state, "0:contract:no_tricks 1:double:all")
-    assert state.legal_actions() == ["double:1", "double:none"]  # 0 and 3 already named once
+    # 0, 2 and 3 already named once: ALL is seat 1 alone
+    assert state.legal_actions() == ["double:1", "double:all", "double:none"]
 
 
 def test_pagat_doubling_duties() -> None:
     params: dict[str, Any] = {"mode": "geronimo", "doubling": True, "pagat_doubling_duties": True}
     state = new_state(**params)
     play(state, "0:contract:trumps:h")
-    assert state.legal_actions() == ["double:0", "double:none"]  # positive: declarer only
+    # positive: the declarer only (ALL = the declarer)
+    assert state.legal_actions() == ["double:0", "double:all", "double:none"]
     rng = random.Random(8)
     # everyone avoids doubling whenever allowed: the duty must force two doubles per declarer
     state = new_state(**params)
@@ -677,3 +679,310 @@ def test_heuristic_plays_every_variant(params: dict[str, Any]) -> None:
     agents = [engine.make_agent("barbu", "heuristic", i) for i in range(4)]
     result = engine.run_match("barbu", params, agents, seed=9)
     assert not result.faults and result.games[0].state.is_terminal()
+
+
+# -- audit: doubling "ALL", precise errors, the previous deal in the observation ------------------
+
+
+def test_all_is_offered_while_at_least_one_player_is_below_the_cap() -> None:
+    """RULES.md §1.8.4(3): ALL = every other player still below the cap (at least one must
+    remain), so it is a legal choice even when it names a single player."""
+    state = new_state(mode="geronimo", doubling=True, doubling_cap_per_deal=1)
+    play(state, "0:contract:no_tricks 1:double:all")  # seats 0, 2, 3 are capped
+    assert state.legal_actions() == ["double:1", "double:all", "double:none"]
+    play(state, "2:double:all")
+    assert state.observation(0)["designations"][1] == {"seat": 2, "targets": [1]}
+    assert state.legal_actions() == ["double:none"]  # nobody left below the cap
+    with pytest.raises(IllegalAction, match="nobody is left to name"):
+        state.apply_action("double:all")
+
+
+@pytest.mark.parametrize(
+    ("params", "moves", "action", "reason"),
+    [
+        ({}, "", "bogus", "declare one contract"),
+        ({}, "", "contract:trumps", "Trumps needs a trump suit"),
+        ({}, "", "contract:trumps:x", "Trumps needs a trump suit"),
+        ({}, "", "contract:domino:10", r"starting rank 2\.\.A \(the ten is T\)"),
+        ({"deck": 32}, "", "contract:domino:6", r"starting rank 7\.\.A"),
+        ({}, "", "contract:no_tricks:s", "takes no parameter"),
+        ({}, "", "contract:salad", "only with salad"),
+        ({"salad": True}, "", "contract:trumps:s", "Salad: only"),
+        ({"mode": "geronimo", "doubling": True}, "0:contract:no_tricks", "double:1",
+         "cannot name themself"),
+        ({"mode": "geronimo", "doubling": True}, "0:contract:no_tricks", "double:0,2",
+         "doubling_any_subset"),
+        ({"mode": "geronimo", "doubling": True}, "0:contract:no_tricks", "double:7",
+         "seats 0-3"),
+        ({"mode": "geronimo", "doubling": True}, "0:contract:no_tricks", "pass",
+         "double:none, double:<seat> or double:all"),
+        ({"mode": "geronimo", "doubling": True, "doubling_any_subset": True},
+         "0:contract:no_tricks", "double:all", r"name the players, e\.g\. double:0,2,3"),
+        ({"mode": "geronimo", "doubling": True, "doubling_any_subset": True},
+         "0:contract:no_tricks", "double:3,0", "increasing order"),
+        ({"mode": "geronimo", "doubling": True}, "0:contract:no_tricks 1:double:0 2:double:0",
+         "double:0", r"seat 0 has already been named 2 times in this deal"),
+        ({"mode": "geronimo", "doubling": True, "pagat_doubling_duties": True},
+         "0:contract:trumps:s", "double:2", "only the declarer"),
+    ],
+)
+def test_illegal_declarations_and_designations_say_exactly_why(
+    params: dict[str, Any], moves: str, action: str, reason: str
+) -> None:
+    state = new_state(**params)
+    play(state, moves)
+    with pytest.raises(IllegalAction, match=reason):
+        state.apply_action(action)
+
+
+def test_geronimo_repeat_is_explained() -> None:
+    state = new_state(mode="geronimo")
+    play(state, "0:contract:no_tricks")
+    for _ in range(3):
+        finish_deal_randomly(state, random.Random(0))
+    finish_deal_randomly(state, random.Random(0))  # deal 4: seat 0 declares again
+    with pytest.raises(IllegalAction, match="seat 0 has already declared no_tricks"):
+        state.apply_action("contract:no_tricks")
+
+
+def test_illegal_cards_say_which_duty_applies() -> None:
+    both: dict[str, Any] = {"must_trump_when_void": True, "must_overtrump": True}
+
+    def after(moves: str, seat: int, hand: str, contract: str, **options: Any) -> BarbuState:
+        s = new_state(**options)
+        play(s, f"0:contract:{contract}")
+        for move in moves.split():
+            who, text = move.split(":")
+            set_hand(s, int(who), f"{text} 7c")
+            play(s, move)
+        set_hand(s, seat, hand)
+        return s
+
+    cases = [
+        (after("", 1, "Ah 3c", "no_hearts"), "Ah", "no heart lead while holding another suit"),
+        (after("", 1, "Ah 3c", "no_hearts"), "As", "not a card in your hand"),
+        (after("", 1, "Ah 3c", "no_hearts"), "10c", "not a card: .* the ten is T"),
+        (after("1:5d", 2, "2d 3c", "no_tricks"), "3c", r"must follow the suit led \(d\)"),
+        (after("1:9s", 2, "2s As 3d", "trumps:s", must_overtrump=True), "2s",
+         "must_overtrump: play a trump above 9s"),
+        (after("1:Ah 2:2h", 3, "2s As 3d", "trumps:s", must_trump_when_void=True), "3d",
+         "must_trump_when_void: void in h, play a trump"),
+        (after("1:Ah 2:9s", 3, "2s As 3d", "trumps:s", **both), "2s",
+         "must_overtrump: play a trump above 9s"),
+        (after("1:5c", 2, "Kh Qs 2d", "no_king_of_hearts", force_kh_discard=True), "Qs",
+         "force_kh_discard: void in c, discard the Kh"),
+    ]
+    for state, action, reason in cases:
+        with pytest.raises(IllegalAction, match=reason):
+            state.apply_action(action)
+
+
+def test_illegal_domino_moves_say_why() -> None:
+    state = new_state(decks=[ten(SCENARIO_9_DECK).split()])
+    play(state, "0:contract:domino:8 1:8s 2:7s 3:8h")  # spades 7..8, hearts 8..8
+    assert state.legal_actions() == ["8c", "9h"]  # seat 0 holds Qs 9d, not Ks
+    for action, reason in [
+        ("pass", "pass only when no card fits"),
+        ("Ks", "not a card in your hand"),
+        ("double:none", r"not a card: .* or pass"),
+        ("Qs", r"suit s runs 7\.\.8: only 6s or 9s fit"),
+        ("9d", r"suit d is not open: it opens only with the declared rank 8"),
+    ]:
+        with pytest.raises(IllegalAction, match=reason):
+            state.apply_action(action)
+    lo, hi = [2, 0, 0, 0], [14, 0, 0, 0]  # a complete suit: nothing more fits
+    assert domino_playable(["3h"], 8, lo, hi) == []
+
+
+def test_the_previous_deal_stays_visible_without_its_unplayed_cards() -> None:
+    """RULES.md §0: every card played and who won each trick is public, but a bot's next
+    observation after a deal ends is already in the next deal: ``last_deal`` keeps the finished
+    deal (its tricks or domino moves, scores, doubling) and never the cards left unplayed."""
+    hands = complete({1: "2c Qd", 2: "Ac 4d", 3: "3c 9d", 0: "4c Kh"}, voids={0: "d"})
+    state = new_state(decks=[deck_from_hands(hands)], mode="geronimo", doubling=True)
+    assert state.observation(2)["last_deal"] is None
+    play(state, "0:contract:no_king_of_hearts 1:double:0 2:double:none 3:double:none")
+    play(state, "1:2c 2:Ac 3:3c 0:4c 2:4d 3:9d 0:Kh 1:Qd")  # K♥ taken: the deal ends early
+    obs = state.observation(2)
+    last = obs["last_deal"]
+    assert obs["deal"] == 1 and last["deal"] == 0
+    assert (last["declarer"], last["contract"], last["trump"]) == (0, "no_king_of_hearts", None)
+    assert last["designations"] == [
+        {"seat": 1, "targets": [0]}, {"seat": 2, "targets": []}, {"seat": 3, "targets": []}
+    ]
+    assert last["tricks"][-1] == {"leader": 2, "cards": ["4d", "9d", "Kh", "Qd"], "winner": 1}
+    assert last["contract_scores"] == [0, -20, 0, 0]
+    assert last["doubling_adjustments"] == [20, -20, 0, 0]  # bet (1, 0): d = -20
+    assert last["deal_scores"] == [20, -40, 0, 0] == obs["scores"]
+    unplayed = {c for h in hands.values() for c in ten(h).split()} - {
+        c for t in last["tricks"] for c in t["cards"]
+    }
+    assert not any(f"'{c}'" in repr(last) for c in unplayed)
+
+    state = new_state(decks=[ten(SCENARIO_9_DECK).split()])
+    play(state, "0:contract:domino:8")
+    play(state, ten(SCENARIO_9_MOVES).replace("(out)", ""))
+    last = state.observation(1)["last_deal"]
+    assert last["finishing_order"] == [2, 1, 3, 0] and last["tricks"] == []
+    assert last["domino_moves"][-1] == {"seat": 3, "action": "2c"}
+    assert last["layout"]["c"] == ["2", "K"]  # seat 0's A♣ stays hidden
+    assert "'Ac'" not in repr(last)
+
+
+def test_observation_names_who_plays_first_in_domino() -> None:
+    """With ``domino_first`` the Domino starter differs from the trick contracts' first player;
+    the observation's ``first_player`` names whoever actually plays first, from the declaration
+    on (designators see it before betting)."""
+    params: dict[str, Any] = {"mode": "geronimo", "doubling": True, "domino_first": "declarer"}
+    state = new_state(dealer=2, **params)
+    assert state.observation(0)["first_player"] == 3
+    play(state, "2:contract:domino:8")
+    assert state.observation(3)["first_player"] == 2
+    play(state, "3:double:none 0:double:none 1:double:none")
+    assert state.current_player() == 2 == state.observation(0)["first_player"]
+    state = new_state(dealer=2, first_player="declarer", domino_first="left")
+    play(state, "2:contract:domino:8")
+    assert state.current_player() == 3 == state.observation(0)["first_player"]
+
+
+# -- differential check against a literal transcription of RULES.md §1.4-§1.6 ---------------------
+
+_R = RANK_VALUE
+
+
+def _spec_trick_legal(hand: list[str], trick: list[str], contract: str, trump: str | None,
+                      opt: dict[str, Any]) -> list[str]:
+    """RULES.md §1.4 pseudo-code, line by line (force_kh_discard where the K♥ scores)."""
+    if not trick:
+        if contract in ("no_hearts", "no_king_of_hearts", "salad") and any(
+            c[1] != "h" for c in hand
+        ):
+            return sorted(c for c in hand if c[1] != "h")
+        return sorted(hand)
+    led = trick[0][1]
+    follow = [c for c in hand if c[1] == led]
+
+    def above(cands: list[str]) -> list[str]:
+        top = max(_R[c[0]] for c in trick if c[1] == trump)
+        return [c for c in cands if _R[c[0]] > top] or cands
+
+    if follow:
+        if contract == "trumps" and opt.get("must_overtrump") and led == trump:
+            return sorted(above(follow))
+        return sorted(follow)
+    trumps = [c for c in hand if c[1] == trump]
+    if contract == "trumps" and opt.get("must_trump_when_void") and trumps:
+        if opt.get("must_overtrump") and any(c[1] == trump for c in trick):
+            return sorted(above(trumps))
+        return sorted(trumps)
+    kh_scores = contract in ("no_king_of_hearts", "salad")
+    if opt.get("force_kh_discard") and kh_scores and "Kh" in hand:
+        return ["Kh"]
+    return sorted(hand)
+
+
+def _spec_trick_score(contract: str, salad: bool, cards_: list[str], n: int, last: int) -> int:
+    """RULES.md §1.6 / §1.8.5: what the winner of trick ``n`` (of ``last``) scores."""
+    hearts = [c for c in cards_ if c[1] == "h"]
+    queens = sum(c[0] == "Q" for c in cards_)
+    kh = "Kh" in cards_
+    if not salad:
+        return {
+            "no_tricks": -2,
+            "no_hearts": sum(-6 if c == "Ah" else -2 for c in hearts),
+            "no_queens": -6 * queens,
+            "no_king_of_hearts": -20 * kh,
+            "no_last_two": -20 if n == last else -10 if n == last - 1 else 0,
+            "trumps": 5,
+        }[contract]
+    every = contract == "salad"
+    value = -5 if every or contract == "no_tricks" else 0
+    value += -10 * len(hearts) if every or contract == "no_hearts" else 0
+    value += -20 * queens if every or contract == "no_queens" else 0
+    value += -50 * kh if every or contract == "no_king_of_hearts" else 0
+    value += -30 if (every or contract == "no_last_trick") and n == last else 0
+    return value
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"deck": 32},
+        {"salad": True},
+        {"salad": True, "deck": 32},
+        {"must_overtrump": True},
+        {"must_trump_when_void": True},
+        {"must_overtrump": True, "must_trump_when_void": True, "deck": 32},
+        {"force_kh_discard": True, "salad": True},
+        {"first_player": "declarer", "force_kh_discard": True},
+        {"domino_first": "declarer"},
+    ],
+)
+def test_engine_agrees_with_the_rules_text_on_random_deals(params: dict[str, Any]) -> None:
+    """Every legal set, trick winner, early end, Domino turn and deal score of random games."""
+    rng = random.Random(str(params))
+    last_trick = 8 if params.get("deck") == 32 else 13
+    salad = params.get("salad", False)
+    for seed in range(4):
+        state = new_state(seed=seed, dealer=seed % 4, **params)
+        while not state.is_terminal():
+            index = len(state.deals) - 1
+            record = state.deals[index]
+            dealer = record.dealer
+            for k, c in enumerate(record.deck):  # §1.2: deck index k -> seat dealer + 1 + k
+                assert c in record.hands[(dealer + 1 + k) % 4]
+            state.apply_action(rng.choice(state.legal_actions()))
+            contract, trump = state.contract or "", state.trump
+            hands = [list(h) for h in record.hands]
+            if contract == "domino":
+                domino_first = params.get("domino_first", params.get("first_player", "left"))
+                starter = dealer if domino_first == "declarer" else (dealer + 1) % 4
+                seat, runs, out = starter, {}, []
+                while len(out) < 3:
+                    assert state.current_player() == seat
+                    fits = sorted(
+                        c for c in hands[seat]
+                        if (c[1] not in runs and _R[c[0]] == state.domino_rank)
+                        or (c[1] in runs and _R[c[0]] in (runs[c[1]][0] - 1, runs[c[1]][1] + 1))
+                    )
+                    assert state.legal_actions() == (fits or ["pass"])
+                    action = rng.choice(fits or ["pass"])
+                    state.apply_action(action)
+                    if action != "pass":
+                        hands[seat].remove(action)
+                        lo, hi = runs.get(action[1], (_R[action[0]], _R[action[0]]))
+                        runs[action[1]] = (min(lo, _R[action[0]]), max(hi, _R[action[0]]))
+                        out += [] if hands[seat] else [seat]
+                    seat = (seat + 1) % 4
+                    while not hands[seat]:
+                        seat = (seat + 1) % 4
+                expected = [0, 0, 0, 0]
+                for place, q in enumerate(out + [q for q in range(4) if q not in out]):
+                    expected[q] = (45, 20, 5, -5)[place]
+            else:
+                first = dealer if params.get("first_player") == "declarer" else (dealer + 1) % 4
+                leader, expected, taken = first, [0, 0, 0, 0], []
+                for n in range(1, last_trick + 1):
+                    trick: list[str] = []
+                    for i in range(4):
+                        seat = (leader + i) % 4
+                        assert state.current_player() == seat
+                        legal = _spec_trick_legal(hands[seat], trick, contract, trump, params)
+                        assert state.legal_actions() == legal, (contract, hands[seat], trick)
+                        trick.append(rng.choice(legal))
+                        hands[seat].remove(trick[-1])
+                        state.apply_action(trick[-1])
+
+                    def power(c: str, led: str = trick[0][1], trump: str | None = trump) -> int:
+                        return 200 + _R[c[0]] if c[1] == trump else _R[c[0]] * (c[1] == led)
+
+                    leader = (leader + max(range(4), key=lambda i: power(trick[i]))) % 4
+                    expected[leader] += _spec_trick_score(contract, salad, trick, n, last_trick)
+                    taken += trick
+                    if contract == "no_queens" and sum(c[0] == "Q" for c in taken) == 4:
+                        break
+                    if contract == "no_king_of_hearts" and "Kh" in taken:
+                        break
+                assert state.deals[index].info["tricks_played"] == n
+            assert state.deals[index].scores == expected, (contract, record.info)
