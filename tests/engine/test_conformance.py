@@ -31,12 +31,33 @@ def _belote_deal_ok(info: dict[str, Any], scores: list[int]) -> bool:
     return sum(info["card_points"]) == 162 and sum(info["tricks"]) == 8
 
 
-#: per-game invariants every finished deal must satisfy: (deal info, deal scores) -> bool
+#: RULES.md §1.6 and §1.8.5: what the four deal scores of each Barbu contract add up to
+BARBU_TOTALS = {
+    (52, False): {"no_tricks": -26, "no_hearts": -30, "no_queens": -24,
+                  "no_king_of_hearts": -20, "no_last_two": -30, "trumps": 65, "domino": 65},
+    (32, False): {"no_tricks": -16, "no_hearts": -20, "no_queens": -24,
+                  "no_king_of_hearts": -20, "no_last_two": -30, "trumps": 40, "domino": 65},
+    (52, True): {"no_tricks": -65, "no_hearts": -130, "no_queens": -80,
+                 "no_king_of_hearts": -50, "no_last_trick": -30, "salad": -355},
+    (32, True): {"no_tricks": -40, "no_hearts": -80, "no_queens": -80,
+                 "no_king_of_hearts": -50, "no_last_trick": -30, "salad": -280},
+}  # fmt: skip
+
+
+def _barbu_deal_ok(params: Any, info: dict[str, Any], scores: list[int]) -> bool:
+    total = BARBU_TOTALS[(params.deck, params.salad)][info["contract"]]
+    if sum(info["contract_scores"]) != total:
+        return False
+    symmetric = not params.doubling or params.doubling_payout == "symmetric"
+    return not symmetric or sum(scores) == total  # symmetric doubling bets are zero-sum
+
+
+#: invariants every finished deal must satisfy: (params, deal info, deal scores) -> bool
 DEAL_INVARIANTS = {
-    "belote": _belote_deal_ok,  # card points + dix de der = 162, 8 tricks
-    "bauer": lambda info, scores: sum(info["team_tricks"]) == 8,
-    "badugi": lambda info, scores: sum(scores) == 0,  # chips only change hands
-    "barbu": lambda info, scores: len(scores) == 4,  # contract totals: tests/engine/test_barbu.py
+    "belote": lambda params, info, scores: _belote_deal_ok(info, scores),  # 162 points, 8 tricks
+    "bauer": lambda params, info, scores: sum(info["team_tricks"]) == 8,
+    "badugi": lambda params, info, scores: sum(scores) == 0,  # chips only change hands
+    "barbu": _barbu_deal_ok,
 }
 
 
@@ -83,7 +104,7 @@ def test_random_playout_to_the_end_of_a_full_match(name: str, params: dict[str, 
         invariant = DEAL_INVARIANTS[name]
         for deal in state.deals:
             assert deal.scores is not None, "a deal was left unscored"
-            assert invariant(deal.info, deal.scores), f"deal {deal.index}: {deal.info}"
+            assert invariant(game.params, deal.info, deal.scores), f"deal {deal.index}: {deal.info}"
 
 
 @pytest.mark.parametrize(("name", "params"), CASES)
