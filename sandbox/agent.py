@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 from engine import Agent, AgentFault, Verdict
 
-from . import protocol
+from . import protocol, seccomp
 from .bwrap import (
     PRLIMIT,
     SANDBOX_ENV,
@@ -137,6 +137,8 @@ class SandboxedAgent(Agent):
             self._process.send(protocol.encode(hello), self._startup_deadline())
         except (Closed, Timeout):
             self._fail(self._startup_exit_fault())
+        except OutputLimit as err:  # sending may wait, and drains the bot's output meanwhile
+            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
         if self._res.process is None:
@@ -176,7 +178,9 @@ class SandboxedAgent(Agent):
         if action not in legal:
             self._fail(
                 AgentFault(
-                    Verdict.ILLEGAL_ACTION, f"{action[:100]!r} is not legal", action=action[:200]
+                    Verdict.ILLEGAL_ACTION,
+                    f"{action[:100]!r} is not legal",
+                    action=protocol.printable(action, 200),  # it goes into results and replays
                 )
             )
         return action
@@ -186,8 +190,8 @@ class SandboxedAgent(Agent):
         if process is not None and self._ready and not process.exited:
             try:
                 process.send(protocol.encode(protocol.over(result)), time.monotonic() + 0.05)
-            except (Closed, Timeout):
-                pass
+            except (Closed, Timeout, OutputLimit):
+                pass  # the game is over: misbehaving now changes nothing (and must not raise)
         self._end_game()
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -222,31 +226,38 @@ class SandboxedAgent(Agent):
 
     def _spawn(self) -> BotProcess:
         root = str(self.bot.root)
-        if self.trusted:
-            command = self.runtime.command(self.bot.entry, self.limits, root=root)
-            if os.path.exists(PRLIMIT):  # memory, CPU, files; no process limit (see rlimit_argv)
-                command = rlimit_argv(self.runtime, self.limits, nproc=False) + command
-            env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
-            env["HOME"] = env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
-            cwd: str | None = root
-        else:
-            command = bwrap_argv(
-                self.runtime,
-                Path(root),
-                self.runtime.command(self.bot.entry, self.limits),
-                self.limits,
+        seccomp_fd = None if self.trusted else seccomp.program_fd()  # bubblewrap reads it
+        try:
+            if self.trusted:
+                command = self.runtime.command(self.bot.entry, self.limits, root=root)
+                if os.path.exists(PRLIMIT):  # memory, CPU, files; no process limit (rlimit_argv)
+                    command = rlimit_argv(self.runtime, self.limits, nproc=False) + command
+                env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
+                env["HOME"] = env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
+                cwd: str | None = root
+            else:
+                command = bwrap_argv(
+                    self.runtime,
+                    Path(root),
+                    self.runtime.command(self.bot.entry, self.limits),
+                    self.limits,
+                    seccomp_fd,
+                )
+                env, cwd = {}, "/"
+            slot = self._res.slot
+            return BotProcess(
+                command,
+                cwd=cwd,
+                env=env,
+                uid=slot.uid if slot is not None else None,
+                max_line_bytes=self.limits.max_line_bytes,
+                max_output_bytes=self.limits.max_output_bytes,
+                max_stderr_bytes=self.limits.max_stderr_bytes,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
-            env, cwd = {}, "/"
-        slot = self._res.slot
-        return BotProcess(
-            command,
-            cwd=cwd,
-            env=env,
-            uid=slot.uid if slot is not None else None,
-            max_line_bytes=self.limits.max_line_bytes,
-            max_output_bytes=self.limits.max_output_bytes,
-            max_stderr_bytes=self.limits.max_stderr_bytes,
-        )
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
 
     def _hello_limits(self) -> dict[str, int]:
         limits = self.limits.to_bot()

@@ -16,19 +16,33 @@ module builds them in one place:
 * A fresh, empty root (made read-only at the end) holding only read-only binds of the runtime's
   files — the interpreter, its standard library directories, and the directories of the shared
   libraries those load (found with the loader's ``--list`` on trusted system files; see
-  :func:`runtime_mounts`) — plus ``/bot`` (the staged bot, read-only), a size-capped ``/tmp``
-  tmpfs (the only writable place), ``--proc`` (the sandbox's own processes), a minimal ``--dev``.
+  :func:`runtime_mounts`; installed packages inside those, such as a ``site-packages`` in the
+  standard library directory, are hidden under an empty read-only tmpfs) — plus ``/bot`` (the
+  staged bot, read-only), a size-capped ``/tmp`` tmpfs (the only writable place besides
+  ``/dev/shm``), ``--proc`` (the sandbox's own processes), a minimal ``--dev`` made read-only
+  (bubblewrap makes it an *uncapped* tmpfs the bot could fill: host memory) with a size-capped
+  tmpfs on ``/dev/shm`` (POSIX semaphores, for ``multiprocessing``).
 * ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR``: no secrets, no DB URL.
 * ``--new-session`` (no terminal injection), ``--die-with-parent`` (the bot dies with the worker;
   the kernel then kills everything in its pid namespace; note that the "parent" is the *thread*
   that started bubblewrap, so start bots from a long-lived thread), no capabilities inside.
+* ``--seccomp``: a filter (:mod:`sandbox.seccomp`) refuses memory no rlimit counts (System V
+  IPC, ``memfd_create``), channels between concurrently running bots that namespaces do not
+  separate (locks on and access events from the shared runtime files, kernel keyrings),
+  ``ptrace`` (the bot's uid owns bubblewrap's init too) and unneeded kernel attack surface
+  (``io_uring``, ``bpf``...); 32-bit and x32 system calls cannot bypass it.
 * Resource limits are set *inside* the namespaces by ``prlimit`` just before the bot's program
   starts, so bubblewrap itself is unaffected and ``RLIMIT_NPROC`` is counted per user namespace:
   one bot's fork bomb cannot starve another. Root ignores ``RLIMIT_NPROC``, so a root worker
   starts bubblewrap as an unprivileged slot uid (:mod:`sandbox.slots`).
 
-Not covered: kernel vulnerabilities (no seccomp filter yet), CPU cache side channels, and a bot
-spinning while other seats decide (bounded only by ``RLIMIT_CPU``, per process).
+Not covered: kernel vulnerabilities in what the filter allows; timing channels between the bots
+of a match (CPU load, page cache, CPU caches); a bot spinning while other seats decide (bounded
+only by ``RLIMIT_CPU``, per process); memory is capped per *process* (``RLIMIT_AS``), so one bot
+may hold up to ``max_processes`` times its address space (plus its two tmpfs and small kernel
+buffers: pipes, sockets) - a memory cgroup per slot would cap the sum; the bot can read the host
+paths of its own mounts (``/proc/self/mountinfo``, bubblewrap's argv in ``/proc/1/cmdline``),
+which name the staging directory and the worker's pid but give no access.
 """
 
 from __future__ import annotations
@@ -39,6 +53,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from . import seccomp
 from .elf import NotElf, elf_interpreter
 from .limits import Limits
 from .runtimes import BOT_MOUNT, ResolvedRuntime
@@ -174,6 +189,8 @@ def runtime_mounts(runtime: ResolvedRuntime, *, whole_library_dirs: bool = True)
             args += ["--symlink", target, link]
     for path in binds:
         args += ["--ro-bind", path, path]
+    for path in runtime.hidden_dirs:  # an empty read-only tmpfs over installed packages
+        args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
     return tuple(args)
 
 
@@ -218,10 +235,16 @@ def bwrap_argv(
     bot_root: Path,
     command: list[str],
     limits: Limits,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The full argv: bubblewrap, then prlimit, then the bot's ``command``."""
+    """The full argv: bubblewrap, then prlimit, then the bot's ``command``.
+
+    ``seccomp_fd`` is a :func:`sandbox.seccomp.program_fd` the child must inherit (``pass_fds``).
+    """
+    tmpfs_size = str(limits.tmpfs_size_bytes)
     return [
         bwrap_executable(),
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--unshare-all",
         "--unshare-user",  # --unshare-all only *tries*; we require it
         "--disable-userns",
@@ -234,7 +257,12 @@ def bwrap_argv(
         "--ro-bind", str(bot_root), BOT_MOUNT,
         "--proc", "/proc",
         "--dev", "/dev",
-        "--perms", "1777", "--size", str(limits.tmpfs_size_bytes), "--tmpfs", "/tmp",
+        # --dev is an uncapped tmpfs (and /dev/shm a directory in it) writable by the bot:
+        # capped tmpfs for /tmp and /dev/shm (POSIX semaphores: multiprocessing), the rest
+        # read-only (device nodes stay usable)
+        "--perms", "1777", "--size", tmpfs_size, "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev",
+        "--perms", "1777", "--size", tmpfs_size, "--tmpfs", "/tmp",
         "--remount-ro", "/",
         "--chdir", BOT_MOUNT,
         "--",
@@ -252,15 +280,23 @@ def canary(runtime: ResolvedRuntime, bot_root: Path, limits: Limits, uid: int | 
     """
     command = [runtime.interpreter or PRLIMIT, "--version"]
     try:
+        seccomp_fd = seccomp.program_fd()
+    except OSError as err:
+        return f"cannot pass the seccomp filter: {err}"
+    try:
         done = subprocess.run(
-            bwrap_argv(runtime, bot_root, command, limits),
+            bwrap_argv(runtime, bot_root, command, limits, seccomp_fd),
             capture_output=True,
             timeout=10,
             env={},
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             **_as_user(uid),  # type: ignore[call-overload]
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"cannot run bubblewrap: {err}"
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
     if done.returncode != 0:
         return done.stderr.decode(errors="replace").strip()[:500] or f"exit {done.returncode}"
     return None

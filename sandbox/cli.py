@@ -24,6 +24,7 @@ from typing import Any, TextIO
 
 import engine
 
+from . import protocol
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .limits import Limits
@@ -383,7 +384,9 @@ def _startup(t: Tally) -> str:
 
 
 def _tail(text: str, lines: int) -> str:
-    return "\n".join("    " + line for line in text.splitlines()[-lines:])
+    """The last lines of a bot's stderr, for a terminal: escape sequences made harmless (the bot
+    may be someone else's: no clearing the screen or writing the clipboard)."""
+    return "\n".join("    " + protocol.printable(line, 1000) for line in text.splitlines()[-lines:])
 
 
 def _write_replay(path: Path, replay: dict[str, Any], index: int, total: int) -> None:

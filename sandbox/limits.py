@@ -26,7 +26,7 @@ class Limits:
     max_processes: int = 8  # RLIMIT_NPROC inside the bot's user namespace (threads count)
     max_open_files: int = 64  # RLIMIT_NOFILE
     max_file_size_bytes: int = 8 * MiB  # RLIMIT_FSIZE: largest file the bot may write
-    tmpfs_size_bytes: int = 16 * MiB  # the only writable place, /tmp inside the sandbox
+    tmpfs_size_bytes: int = 16 * MiB  # each of the only writable places: /tmp and /dev/shm
     max_line_bytes: int = 64 * KiB  # one protocol line from the bot; longer = protocol error
     max_output_bytes: int = 8 * MiB  # stdout + stderr over the agent's life; more = output limit
     max_stderr_bytes: int = 64 * KiB  # stderr kept as the owner's private log (the last bytes)

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from . import protocol
 from .elf import NotElf, elf_interpreter
 from .runtimes import RUNTIMES, SUFFIX_RUNTIMES
 
 MANIFESTS = ("bot.toml", "bot.json")
 MANIFEST_KEYS = {"name", "runtime", "entry", "description"}
+MAX_NAME_CHARS = 100  # the name is shown in tables, results and replays
 
 
 class BotPackageError(ValueError):
@@ -229,7 +231,12 @@ def _mkdirs(root: Path, relative: str) -> None:
         if current.is_symlink() or (current.exists() and not current.is_dir()):
             raise BotPackageError(f"{relative!r} clashes with a file of the same name")
         if not current.exists():
-            current.mkdir(mode=0o755)
+            _mkdir(current)
+
+
+def _mkdir(path: Path) -> None:
+    path.mkdir()
+    os.chmod(path, 0o755)  # umask-proof: the sandbox uid must traverse it
 
 
 def _extract(
@@ -242,7 +249,12 @@ def _extract(
 ) -> int:
     """Copy one member, counting real bytes (declared sizes can lie); returns the budget left."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(target, flags, 0o755 if executable else 0o644)
+    try:
+        fd = os.open(target, flags, 0o755 if executable else 0o644)
+    except FileExistsError:  # a directory made for an earlier member ("a/b", then "a")
+        raise BotPackageError(
+            f"{member.filename!r} clashes with a directory of the same name"
+        ) from None
     with os.fdopen(fd, "wb") as out, archive.open(member) as data:
         while chunk := data.read(64 * 1024):
             budget -= len(chunk)
@@ -268,18 +280,38 @@ def _copy_tree(source: Path, root: Path, caps: PackageCaps) -> None:
             if stat.S_ISLNK(info.st_mode):
                 raise BotPackageError(f"{rel!r} is a symbolic link; links are not allowed")
             if stat.S_ISDIR(info.st_mode):
-                (root / rel).mkdir(mode=0o755)
+                _mkdir(root / rel)
                 continue
             if not stat.S_ISREG(info.st_mode):
                 raise BotPackageError(f"{rel!r} is a device or special file; not allowed")
             count += 1
-            total += info.st_size
             if count > caps.max_files:
                 raise BotPackageError(f"more than {caps.max_files} files")
-            if total > caps.max_unpacked_bytes:
-                raise BotPackageError(f"more than {caps.max_unpacked_bytes} bytes")
-            shutil.copyfile(path, root / rel, follow_symlinks=False)
-            os.chmod(root / rel, 0o755 if info.st_mode & 0o100 else 0o644)
+            total = _copy_file(path, root / rel, rel, total, caps)
+
+
+def _copy_file(source: Path, target: Path, rel: str, total: int, caps: PackageCaps) -> int:
+    """Copy one regular file without following links (it may have been swapped for one since
+    it was listed), counting the bytes really read; returns the new total."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        src = os.open(source, flags)
+    except OSError as err:
+        raise BotPackageError(f"{rel!r} cannot be read: {err.strerror}") from None
+    with os.fdopen(src, "rb") as data:
+        info = os.fstat(src)
+        if not stat.S_ISREG(info.st_mode):
+            raise BotPackageError(f"{rel!r} is not a regular file; not allowed")
+        mode = 0o755 if info.st_mode & 0o100 else 0o644
+        out_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(target, out_flags, mode), "wb") as out:
+            while chunk := data.read(64 * 1024):
+                total += len(chunk)
+                if total > caps.max_unpacked_bytes:
+                    raise BotPackageError(f"more than {caps.max_unpacked_bytes} bytes")
+                out.write(chunk)
+            os.fchmod(out.fileno(), mode)  # umask-proof
+    return total
 
 
 def _manifest_root(root: Path) -> Path:
@@ -305,8 +337,10 @@ def _read_manifest(root: Path) -> dict[str, Any]:
             where = "bot.json"
         else:
             raise BotPackageError("no bot.toml or bot.json at the top of the package")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise BotPackageError(f"manifest is not valid: {err}") from None
+    except BotPackageError:
+        raise
+    except (ValueError, RecursionError) as err:  # TOML/JSON/UTF-8 errors, 5000-digit integers
+        raise BotPackageError(f"manifest is not valid: {str(err)[:200]}") from None
     if not isinstance(data, dict):
         raise BotPackageError(f"{where} must be a table/object")
     unknown = set(data) - MANIFEST_KEYS
@@ -336,6 +370,11 @@ def _package(manifest: dict[str, Any], root: Path, source: Path) -> BotPackage:
         _check_static_elf(path)
         os.chmod(path, 0o755)
     name = manifest.get("name") or source.stem
+    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+        raise BotPackageError(
+            f"name {protocol.printable(name, 60)!r}: use at most {MAX_NAME_CHARS} printable "
+            "characters"
+        )
     return BotPackage(name=name, runtime=runtime.name, entry=entry, root=root, source=source)
 
 

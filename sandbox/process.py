@@ -80,6 +80,7 @@ class BotProcess:
         max_line_bytes: int,
         max_output_bytes: int,
         max_stderr_bytes: int,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.max_line_bytes = max_line_bytes
         self.max_output_bytes = max_output_bytes
@@ -93,6 +94,7 @@ class BotProcess:
             stderr=subprocess.PIPE,
             bufsize=0,
             close_fds=True,
+            pass_fds=tuple(pass_fds),  # the seccomp filter for bubblewrap
             cwd=cwd,
             env=env,
             process_group=0,  # kill() signals the group: bubblewrap, or the bot and its children

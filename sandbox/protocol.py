@@ -67,6 +67,10 @@ def _decode(line: bytes) -> dict[str, Any]:
         raise ProtocolViolation(
             f"not JSON ({err.msg} at column {err.colno}): {_show(line)}"
         ) from None
+    except RecursionError:  # [[[[... : the parser recurses per level
+        raise ProtocolViolation(f"JSON nested too deeply: {_show(line)}") from None
+    except ValueError as err:  # e.g. an integer of more than 4300 digits
+        raise ProtocolViolation(f"not JSON ({str(err)[:100]}): {_show(line)}") from None
     if not isinstance(message, dict):
         raise ProtocolViolation(f"expected a JSON object, got {_show(line)}")
     return message
@@ -88,6 +92,15 @@ def parse_reply(line: bytes, decision: int) -> str:
     if not isinstance(action, str):
         raise ProtocolViolation(f'the reply needs "action" as a string, got {_show(line)}')
     return action
+
+
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters, with control characters, lone surrogates and other
+    unprintables escaped (``\\x00``, ``\\ud800``): safe to store, encode and show."""
+    text = text[:limit]
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _show(line: bytes, limit: int = 120) -> str:

@@ -43,6 +43,9 @@ class Runtime:
     default_entry: str
     #: ask the interpreter for its library directories (run once, cached)
     library_dirs: Callable[[str], list[str]] | None = None
+    #: directories *inside* those the sandbox must hide (installed packages: Python's
+    #: site-packages lives inside its standard library directory in many installs)
+    hidden_dirs: Callable[[str], list[str]] | None = None
     #: threads/processes the runtime itself needs on top of ``Limits.max_processes``
     extra_processes: int = 0
     min_address_space_bytes: int = 0
@@ -60,6 +63,7 @@ class ResolvedRuntime:
     runtime: Runtime
     interpreter: str | None
     library_dirs: tuple[str, ...]
+    hidden_dirs: tuple[str, ...] = ()  # inside library_dirs; the sandbox shows them empty
 
     def command(self, entry: str, limits: Limits, *, root: str = BOT_MOUNT) -> list[str]:
         """The bot's command line; ``root`` is where its directory is (``/bot`` when sandboxed)."""
@@ -96,6 +100,24 @@ def _python_library_dirs(interpreter: str) -> list[str]:
     return [p for p in out.splitlines() if p and os.path.isdir(p)]
 
 
+def _python_site_dirs(interpreter: str) -> list[str]:
+    # Where packages get installed (pip, the distribution): not the standard library. In the
+    # python:3.11 image site-packages is /usr/local/lib/python3.11/site-packages, inside the
+    # standard library directory the sandbox binds; bots must not read (or import) from it.
+    code = (
+        "import site, sysconfig; p = sysconfig.get_paths(); "
+        "print('\\n'.join([p['purelib'], p['platlib'], *site.getsitepackages()]))"
+    )
+    out = subprocess.run(
+        [interpreter, "-E", "-s", "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    return [p for p in out.splitlines() if p and os.path.isdir(p)]
+
+
 PYTHON3 = Runtime(
     name="python3",
     description="CPython 3.11+, standard library only",
@@ -105,6 +127,7 @@ PYTHON3 = Runtime(
     argv=("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8", "{entry}"),
     default_entry="bot.py",
     library_dirs=_python_library_dirs,
+    hidden_dirs=_python_site_dirs,
     extra_processes=0,
     memory_markers=(b"MemoryError", b"Cannot allocate memory", b"cannot allocate memory"),
 )
@@ -173,5 +196,9 @@ def resolve_runtime(name: str, *, for_other_uid: bool) -> ResolvedRuntime:
         dirs = runtime.library_dirs(real) if runtime.library_dirs else []
         if for_other_uid:
             dirs = [d for d in dirs if _reachable_by_others(d)]
-        return ResolvedRuntime(runtime, real, tuple(os.path.realpath(d) for d in dirs))
+        dirs = [os.path.realpath(d) for d in dirs]
+        hidden = runtime.hidden_dirs(real) if runtime.hidden_dirs else []
+        hidden = [os.path.realpath(h) for h in hidden]
+        inside = sorted({h for h in hidden if any(h.startswith(d + "/") for d in dirs)})
+        return ResolvedRuntime(runtime, real, tuple(dirs), tuple(inside))
     raise RuntimeUnavailable(f"no interpreter for runtime {name!r}; tried: {'; '.join(tried)}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -44,8 +45,15 @@ _local_lock = threading.Lock()
 
 
 def _lock_dir() -> Path:
+    """The lock files' directory: ours alone (in a shared ``/tmp`` anybody could have made it
+    first, to hold every slot's lock or to plant symbolic links for root to follow)."""
     path = Path(os.environ.get("ARENA_SANDBOX_LOCKS") or Path(tempfile.gettempdir()) / "arena-uids")
     path.mkdir(mode=0o700, exist_ok=True)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise NoFreeSlot(f"sandbox lock directory {path} is not a directory owned by us")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        os.chmod(path, 0o700)
     return path
 
 
@@ -58,7 +66,8 @@ def acquire_slot() -> Slot:
     with _local_lock:
         for i in range(UID_COUNT):
             uid = UID_BASE + (start + i) % UID_COUNT
-            fd = os.open(directory / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(directory / f"{uid}.lock", flags, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -16,7 +16,7 @@ import pytest
 import engine
 from sandbox import Limits, SandboxedAgent, SandboxUnavailable, load_bot, protocol
 from sandbox.bwrap import check_bwrap
-from sandbox.slots import acquire_slot
+from sandbox.slots import NoFreeSlot, acquire_slot
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "examples" / "random"  # a packaged bot: bot.toml + bot.py
@@ -213,6 +213,25 @@ def test_uid_slots_are_distinct_and_released() -> None:
         second.release()
 
 
+def test_lock_directory_made_by_someone_else_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a shared /tmp anybody can create arena-uids first (to hold every slot's lock or plant
+    links for root to follow): a lock directory we do not own is refused."""
+    if os.geteuid() != 0:
+        pytest.skip("slots only matter for a root worker")
+    planted = tmp_path / "arena-uids"
+    planted.mkdir()
+    os.chown(planted, 65534, 65534)
+    monkeypatch.setenv("ARENA_SANDBOX_LOCKS", str(planted))
+    with pytest.raises(NoFreeSlot, match="not a directory owned by us"):
+        acquire_slot()
+    planted.rmdir()
+    planted.symlink_to(tmp_path)
+    with pytest.raises(NoFreeSlot, match="not a directory owned by us"):
+        acquire_slot()
+
+
 def test_limits_validate() -> None:
     with pytest.raises(ValueError, match="decision_timeout_ms"):
         Limits(decision_timeout_ms=0)
@@ -229,6 +248,10 @@ def test_limits_validate() -> None:
         (b'{"id": 1}', '"action" as a string'),
         (b'{"id": 1, "action": 5}', '"action" as a string'),
         (b"\xff\xfe", "not UTF-8"),
+        (b'{"id": 1, "action": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nested too deeply"),
+        (b'{"id": ' + b"1" * 5000 + b', "action": "x"}', "not JSON"),
+        (b'{"id": 1e999999, "action": "x"}', "id 1"),  # inf
+        (b'{"id": NaN, "action": "x"}', "id 1"),
     ],
 )
 def test_reply_parsing(line: bytes, error: str) -> None:

@@ -45,6 +45,22 @@ def test_play_reports_faults_with_the_bots_log(
     assert "about to misbehave" in out
 
 
+def test_bot_logs_cannot_drive_the_terminal(
+    bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another author's stderr shown by ``arena play`` loses its escape sequences (clear the
+    screen, write the clipboard with OSC 52, retitle the window)."""
+    bad = write_bot(
+        "sys.stderr.write('\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;pwned\\x07 hi\\n')\n"
+        "serve(lambda m: 'nonsense')\n"
+    )
+    code = main(["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07" in out
+
+
 def test_validate_ok_and_fault(
     bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -103,6 +103,29 @@ def _zip_with(name: str, mode: int = 0o100644, data: bytes = b"x") -> list[tuple
             [("bot.toml", b'runtime = "python3"\n', 0o100644), ("bot.py", b"1", 0o100644)] * 2,
             "appears twice",
         ),
+        # the manifest's entry point and runtime are checked like member names
+        ([("bot.toml", b"entry = '../../etc/passwd'\n", 0o100644)], "'..' is not allowed"),
+        ([("bot.toml", b"entry = '/etc/passwd'\n", 0o100644)], "absolute paths"),
+        ([("bot.toml", b"runtime = 'python3 '\n", 0o100644)], "unknown runtime"),
+        ([("bot.toml", b"runtime = '__class__'\n", 0o100644)], "unknown runtime"),
+        # a file named like a directory made for an earlier member (was an OSError)
+        (
+            _zip_with("a/b") + [("a", b"x", 0o100644), ("bot.py", BOT.encode(), 0o100644)],
+            "clashes with a directory",
+        ),
+        # manifests the parsers choke on (were RecursionError / ValueError, not a refusal)
+        ([("bot.json", b"[" * 100_000 + b"]" * 100_000, 0o100644)], "manifest is not valid"),
+        ([("bot.toml", b"a = " + b"[" * 100_000 + b"]" * 100_000, 0o100644)], "not valid"),
+        ([("bot.json", b'{"name": 1' + b"1" * 5000 + b"}", 0o100644)], "manifest is not valid"),
+        # the name is shown to everybody: printable and short
+        (
+            [("bot.toml", b'name = "a\\u0000\\u001b[2J"\n', 0o100644), ("bot.py", b"1", 0o100644)],
+            "printable characters",
+        ),
+        (
+            [("bot.toml", b'name = "' + b"n" * 500 + b'"\n', 0o100644), ("bot.py", b"1", 0o100644)],
+            "at most 100",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
 )
@@ -196,3 +219,66 @@ def test_native_runtime_refuses_dynamic_executables(tmp_path: Path) -> None:
     )
     with pytest.raises(BotPackageError, match="not a 64-bit"):
         load_bot(text)
+
+
+def test_staged_directories_ignore_the_umask(tmp_path: Path) -> None:
+    """A worker with umask 077 must still stage subdirectories the sandbox uid can traverse."""
+    archive = make_zip(
+        tmp_path / "deep.zip",
+        [
+            ("bot.toml", b'runtime = "python3"\n', 0o100644),
+            ("bot.py", BOT.encode(), 0o100644),
+            ("lib/helper.py", b"", 0o100644),  # lib/ comes from the member's path
+        ],
+    )
+    (tmp_path / "d" / "pkg").mkdir(parents=True)
+    (tmp_path / "d" / "bot.toml").write_text('runtime = "python3"\n')
+    (tmp_path / "d" / "bot.py").write_text(BOT)
+    (tmp_path / "d" / "pkg" / "mod.py").write_text("")
+    old = os.umask(0o077)
+    try:
+        bots = [load_bot(archive), load_bot(tmp_path / "d")]
+    finally:
+        os.umask(old)
+    for bot in bots:
+        with bot:
+            for path in [bot.root, *bot.root.rglob("*")]:
+                mode = stat.S_IMODE(path.stat().st_mode)
+                assert mode in (0o755, 0o644), (path, oct(mode))
+
+
+def test_directory_copy_never_follows_links(tmp_path: Path) -> None:
+    """A file swapped for a link after it was listed is refused, not followed (nor chmodded)."""
+    from sandbox.package import _copy_file
+
+    target = tmp_path / "secret"
+    target.write_text("secret")
+    target.chmod(0o600)
+    (tmp_path / "link").symlink_to(target)
+    (tmp_path / "out").mkdir()
+    with pytest.raises(BotPackageError, match="cannot be read"):
+        _copy_file(tmp_path / "link", tmp_path / "out" / "x", "x", 0, PackageCaps())
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert not (tmp_path / "out" / "x").exists()
+
+
+def test_member_permissions_are_normalised(tmp_path: Path) -> None:
+    """setuid/setgid/sticky bits and odd modes from the archive are dropped: 0755 or 0644."""
+    archive = make_zip(
+        tmp_path / "modes.zip",
+        [
+            ("bot.toml", b'runtime = "python3"\n', 0o100000),  # mode 000
+            ("bot.py", BOT.encode(), 0o106777),  # setuid + setgid, world-writable
+            ("tool", b"", 0o101777),  # sticky
+            ("locked/", b"", 0o40000),  # a directory nobody may enter
+            ("locked/x.py", b"", 0o100666),
+        ],
+    )
+    with load_bot(archive) as bot:
+        modes = {
+            p.relative_to(bot.root).as_posix(): stat.S_IMODE(p.stat().st_mode)
+            for p in bot.root.rglob("*")
+        }
+    assert modes == {
+        "bot.toml": 0o644, "bot.py": 0o755, "tool": 0o755, "locked": 0o755, "locked/x.py": 0o644,
+    }  # fmt: skip
