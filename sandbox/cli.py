@@ -29,6 +29,7 @@ from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .limits import Limits
 from .package import BotPackage, BotPackageError, load_bot
+from .transcript import transcript
 
 BUILTIN = "builtin:"
 
@@ -129,6 +130,16 @@ def _parser() -> argparse.ArgumentParser:
 
     games = sub.add_parser("games", help="list games, seats and rule options")
     games.set_defaults(func=cmd_games)
+
+    shown = sub.add_parser(
+        "transcript", help="print the protocol messages one seat exchanges in a sample game"
+    )
+    shown.add_argument("game")
+    shown.add_argument("--seat", type=int, default=1)
+    shown.add_argument("--seed", type=int, default=1)
+    shown.add_argument("--decisions", type=int, default=3, help="distinct situations shown")
+    shown.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
+    shown.set_defaults(func=cmd_transcript)
     return parser
 
 
@@ -141,6 +152,17 @@ def cmd_games(args: argparse.Namespace) -> int:
         options = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.params_dict().items())
         kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
         print(f"{name}: {game.num_players} seats; builtins: {kinds}\n    {options}")
+    return 0
+
+
+def cmd_transcript(args: argparse.Namespace) -> int:
+    game = _game(args.game, args.param)
+    if not 0 <= args.seat < game.num_players:
+        raise UsageError(f"--seat must be 0..{game.num_players - 1} for {game.name}")
+    lines = transcript(
+        game.name, _params(args.param), seat=args.seat, seed=args.seed, shown=args.decisions
+    )
+    print("\n".join(lines))
     return 0
 
 
