@@ -11,6 +11,7 @@ missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v docker-compose >/dev/null || missing+=(docker-compose)  # validates docker-compose.yml
 if [ ${#missing[@]} -gt 0 ]; then
     apt_install "${missing[@]}"
 fi
