@@ -1,11 +1,10 @@
-"""Badugi figures on one core: evaluator speed, heads-up hands/s, heuristic vs random in bb/100.
+"""Badugi figures on one core: evaluator speed and the heuristic's win rate vs random in bb/100.
 
 Run ``python benchmarks/badugi_eval.py [--seconds 3] [--pairs 2000]``. Prints:
 
 * the one-off build time of the 270,725-hand evaluation table and ``hand_value`` evaluations/s
   (target 1,000,000) on card texts and on :class:`engine.Card` values;
-* heads-up hands/s with random agents, building the acting seat's observation at every decision
-  (target 10,000);
+* (heads-up hands/s with random agents are measured by ``benchmarks/engine.py``;)
 * the heuristic agent against random in a duplicate heads-up match of ``--pairs`` hand pairs (the
   same deck with the button swapped): big blinds per 100 hands with the standard error over pairs.
 """
@@ -47,26 +46,6 @@ def evaluations_per_second(seconds: float, as_cards: bool) -> float:
     return count / (time.perf_counter() - started)
 
 
-def random_hands_per_second(seconds: float) -> float:
-    game = engine.load_game("badugi", players=2, hands=100)
-    pick = random.Random(1).random
-    hands = 0
-    seed = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        state = game.new_initial_state(seed)
-        seed += 1
-        while True:
-            seat = state.current_player()
-            if seat < 0:
-                break
-            state.observation(seat)
-            legal = state.legal_actions()
-            state.apply_action(legal[int(pick() * len(legal))])
-        hands += len(state.deals)
-    return hands / (time.perf_counter() - started)
-
-
 def heuristic_vs_random(pairs: int, seed: int) -> tuple[float, float, float]:
     """(bb/100 of the heuristic, its standard error over hand pairs, big_blinds_per_100)."""
     agents = [engine.make_agent("badugi", "heuristic", 0), engine.make_agent("badugi", "random", 1)]
@@ -96,8 +75,7 @@ def main() -> None:
     for label, as_cards in (("card texts", False), ("Card values", True)):
         rate = evaluations_per_second(args.seconds, as_cards)
         print(f"hand_value on {label:<11}: {rate:>12,.0f} evals/s (target 1,000,000)")
-    rate = random_hands_per_second(args.seconds)
-    print(f"heads-up random hands     : {rate:>12,.0f} hands/s (target 10,000)")
+    # heads-up hands/s with random agents: benchmarks/engine.py
     started = time.perf_counter()
     mean, error, overall = heuristic_vs_random(args.pairs, args.seed)
     elapsed = time.perf_counter() - started
