@@ -5,6 +5,7 @@ Games join by registering; a game class may list ``example_params`` to exercise 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -263,3 +264,32 @@ def test_property_any_seed_plays_to_a_consistent_end(
     assert replayed.is_terminal()
     assert replayed.returns() == state.returns()
     assert [d.to_dict() for d in replayed.deals] == [d.to_dict() for d in state.deals]
+
+
+def option_strategy(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Any combination of a game's true/false and multiple-choice rule options."""
+    params_class = game_class(name).Params
+    options: dict[str, st.SearchStrategy[Any]] = {}
+    for f in dataclasses.fields(params_class):
+        if "choices" in f.metadata:
+            options[f.name] = st.sampled_from(f.metadata["choices"])
+        elif isinstance(f.default, bool):
+            options[f.name] = st.booleans()
+    return st.fixed_dictionaries({}, optional=options)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), name=st.sampled_from(engine.available_games()), seed=st.integers(0, 2**32))
+def test_property_any_option_combination_is_refused_clearly_or_plays_to_the_end(
+    data: st.DataObject, name: str, seed: int
+) -> None:
+    params = data.draw(option_strategy(name))
+    if name == "badugi":
+        params["hands"] = 3  # keep each example short
+    try:
+        game = engine.load_game(name, **params)
+    except InvalidParams as err:
+        assert any(repr(key) in str(err) for key in params), f"the error names no parameter: {err}"
+        return
+    state = playout(game.new_initial_state(seed), random.Random(seed))
+    assert len(state.returns()) == game.num_players
