@@ -131,6 +131,10 @@ def _parser() -> argparse.ArgumentParser:
     games = sub.add_parser("games", help="list games, seats and rule options")
     games.set_defaults(func=cmd_games)
 
+    verify = sub.add_parser("verify", help="re-simulate replay files and check every score")
+    verify.add_argument("replays", nargs="+", type=Path)
+    verify.set_defaults(func=cmd_verify)
+
     shown = sub.add_parser(
         "transcript", help="print the protocol messages one seat exchanges in a sample game"
     )
@@ -153,6 +157,22 @@ def cmd_games(args: argparse.Namespace) -> int:
         kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
         print(f"{name}: {game.num_players} seats; builtins: {kinds}\n    {options}")
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Replay every action through the engine; a replay that does not re-simulate fails."""
+    failed = 0
+    for path in args.replays:
+        try:
+            replay = json.loads(path.read_text(encoding="utf-8"))
+            states = engine.resimulate(replay)
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            failed += 1
+            print(f"{path}: INVALID: {err}")
+            continue
+        deals = sum(len(s.deals) for s in states)
+        print(f"{path}: ok ({replay['game']}, {len(states)} game(s), {deals} deals)")
+    return 1 if failed else 0
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:

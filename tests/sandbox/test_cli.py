@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from sandbox.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +86,21 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "badugi", "builtin:random", "builtin:random", "--limit", "x=1"]) == 2
     assert main(["games"]) == 0
     assert "barbu: 4 seats" in capsys.readouterr().out
+
+
+def test_arena_verify_accepts_a_true_replay_and_rejects_a_forged_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agents = [engine.make_agent("bauer", "random", i) for i in range(4)]
+    replay = engine.run_match("bauer", {"start_points": 2}, agents, seed=5).replay
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(replay))
+    replay["games"][0]["deals"][0]["scores"][0] += 1
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(replay))
+    assert main(["verify", str(good)]) == 0
+    assert main(["verify", str(good), str(forged), str(tmp_path / "missing.json")]) == 1
+    out = capsys.readouterr().out
+    assert "good.json: ok (bauer" in out
+    assert "forged.json: INVALID: game 0, deal 0: scores differ" in out
+    assert "missing.json: INVALID" in out
