@@ -34,10 +34,10 @@ done
 for pair in "heuristic.py random" "heuristic.py minimal.py" "minimal.py random"; do
     read -r first second <<<"$pair"
     [ "$second" = random ] && second=../random
-    say "tournament: badugi heads-up, $first vs ${second#../} (duplicate, 4 x 2 x 100 hands)"
+    name="${first%.py}-$(basename "${second%.py}")"
+    say "tournament: badugi heads-up, $name (duplicate, 4 x 2 x 100 hands)"
     .venv/bin/arena play badugi "examples/badugi/$first" "examples/badugi/$second" \
-        --duplicate --matches 4 --seed 1 -q --replay "var/replays/badugi/${first%.py}-${second##*/}.json" \
-        "${sandbox[@]}"
+        --duplicate --matches 4 --seed 1 -q --replay "var/replays/badugi/$name.json" "${sandbox[@]}"
 done
 
 if [ "${ARENA_EXECUTION:-inline}" = celery ]; then
