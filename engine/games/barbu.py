@@ -327,7 +327,7 @@ class BarbuState(State):
         table = self.table
         public = self.public
         if not table.play(seat, CARD_BY_TEXT[action]):
-            public["trick"] = [*public["trick"], {"seat": seat, "card": action}]
+            public["trick"] = table.current()
             self._to_act = (seat + 1) % 4
             return
         rules = self.rules
@@ -346,7 +346,7 @@ class BarbuState(State):
             self.end_left -= sum(1 for c in trick if c in rules.end_cards)
         winner = table.finish(trick_power(self.trump, SUIT_OF[trick[0]]))
         self.deal_scores[winner] += value
-        public["trick"] = []
+        public["trick"] = table.current()  # empty: the winner leads next
         public["tricks"] = table.completed[:]
         public["deal_scores"] = self.deal_scores[:]
         if number == self.num_tricks or self.end_left == 0:
