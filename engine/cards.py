@@ -13,7 +13,6 @@ from collections.abc import Iterable
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
-SUIT_SYMBOLS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
 RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
 
 _TEXTS: tuple[str, ...] = tuple(sorted(r + s for r in RANKS for s in SUITS))

@@ -9,7 +9,7 @@ by a random fallback for the rest of that game; faulted entrants place last.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -103,7 +103,6 @@ def play_game(
     *,
     seats: Sequence[int] | None = None,
     index: int = 0,
-    on_decision: Callable[[State], None] | None = None,
 ) -> GamePlay:
     """Play one game; ``agents[s]`` sits in seat ``s``; ``seats`` maps seats to entrant ids."""
     seats = list(seats if seats is not None else range(len(agents)))
@@ -153,8 +152,6 @@ def play_game(
                 action = active[seat].act(observation, legal)
             times.append(clock() - started)
             state.apply_action(action)
-            if on_decision is not None:
-                on_decision(state)
     finally:
         result = {"scores": state.returns(), "terminal": state.is_terminal()}
         for seat, agent in enumerate(agents):
@@ -173,7 +170,6 @@ def run_match(
     *,
     duplicate: bool = False,
     entrants: Sequence[str] | None = None,
-    on_game: Callable[[GamePlay], None] | None = None,
 ) -> MatchResult:
     """Play a match between ``agents`` (one per entrant, entrant i starts in seat i)."""
     if isinstance(game, str):
@@ -188,8 +184,6 @@ def run_match(
     for index, seat_map in enumerate(rotations):
         play = play_game(game, [agents[e] for e in seat_map], seed, seats=seat_map, index=index)
         plays.append(play)
-        if on_game is not None:
-            on_game(play)
     scores = [0.0] * len(agents)
     for play in plays:
         for seat, value in enumerate(play.state.returns()):
