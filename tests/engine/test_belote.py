@@ -508,26 +508,6 @@ def test_every_scored_deal_adds_up(options: dict[str, object]) -> None:
         assert max(totals) > game.params.target and totals[0] != totals[1]
 
 
-# -- agent --------------------------------------------------------------------------------------
-
-
-def test_heuristic_team_beats_random_team() -> None:
-    """Duplicate matches (both teams get the same cards): the heuristic team wins clearly."""
-    wins = 0
-    matches = 40
-    for seed in range(matches):
-        agents = [
-            engine.make_agent("belote", "heuristic", seed),
-            engine.make_agent("belote", "random", seed),
-            engine.make_agent("belote", "heuristic", seed),
-            engine.make_agent("belote", "random", seed + 1),
-        ]
-        result = engine.run_match("belote", {}, agents, seed, duplicate=True)
-        assert result.faults == []  # the heuristic never offered an illegal action
-        wins += result.scores[0] > result.scores[1]
-    assert wins >= 36
-
-
 def test_bots_that_never_take_cannot_stall_the_game() -> None:
     """Every deal thrown in: the max_deals safety net ends the game with no score."""
     state = engine.load_game("belote", max_deals=12).new_initial_state(3)
