@@ -8,6 +8,7 @@ either claimed anew or ignored.
 """
 
 import os
+from typing import Any
 
 from celery import Celery
 from kombu import Queue
@@ -31,8 +32,28 @@ app.conf.update(
     task_time_limit=HARD_TIME_LIMIT_S,
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
     broker_connection_retry_on_startup=True,
-    task_queues=[Queue("default"), Queue("matches")],
-    task_default_queue="default",
-    task_routes={"arena.ops.*": {"queue": "default"}, "arena.matches.*": {"queue": "matches"}},
+    beat_schedule={
+        "reap-lost-runs": {"task": "arena.matches.reap", "schedule": 60.0},
+        "schedule-ladders": {"task": "arena.tournaments.schedule_ladders", "schedule": 30.0},
+    },
 )
+
+
+def queue_config(prefix: str = "") -> dict[str, Any]:
+    """Queues and routes. Validation and matches have queues of their own, so a long tournament
+    never delays a validation; ``prefix`` (ARENA_QUEUE_PREFIX) lets several deployments, or
+    test runs, share one broker."""
+    names = {queue: prefix + queue for queue in QUEUES}
+    return {
+        "task_queues": [Queue(name) for name in names.values()],
+        "task_default_queue": names["default"],
+        "task_routes": {
+            "arena.bots.validate": {"queue": names["validation"]},
+            "arena.matches.run": {"queue": names["matches"]},
+        },
+    }
+
+
+QUEUES = ("default", "validation", "matches")
+app.conf.update(queue_config(os.environ.get("ARENA_QUEUE_PREFIX", "").strip()))
 app.autodiscover_tasks()

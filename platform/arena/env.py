@@ -46,6 +46,19 @@ def read_choice(environ: Environ, name: str, *, choices: tuple[str, ...], defaul
     return value
 
 
+def read_int(environ: Environ, name: str, *, default: int, minimum: int = 0) -> int:
+    value = environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise EnvError(f"{name} must be an integer; got {value!r}") from None
+    if number < minimum:
+        raise EnvError(f"{name} must be at least {minimum}; got {number}")
+    return number
+
+
 def read_list(environ: Environ, name: str, *, default: list[str]) -> list[str]:
     """A comma-separated list such as ``example.org,.example.net``; empty items are errors."""
     value = environ.get(name, "").strip()

@@ -6,6 +6,7 @@ ARENA_EXECUTION=celery with a Redis CELERY_BROKER_URL (see docker-compose.yml).
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import django_stubs_ext
@@ -15,6 +16,7 @@ from arena.env import (
     parse_database_url,
     read_bool,
     read_choice,
+    read_int,
     read_list,
     read_path,
     read_str,
@@ -46,6 +48,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "ops",
+    "bots",
+    "matches",
+    "tournaments",
+    "ratings",
 ]
 
 MIDDLEWARE = [
@@ -113,3 +119,20 @@ ARENA_EXECUTION = read_choice(
 CELERY_BROKER_URL = read_str(env, "CELERY_BROKER_URL", default="redis://127.0.0.1:6379/0")
 CELERY_TASK_ALWAYS_EAGER = ARENA_EXECUTION == "inline"
 CELERY_TASK_EAGER_PROPAGATES = True
+
+# -- Card Arena ------------------------------------------------------------------------------
+# Bot packages and replays live in the database, so a worker needs only the database and the
+# broker; each worker keeps unpacked copies of the packages it ran here, keyed by sha256.
+ARENA_PACKAGE_CACHE = read_path(
+    env,
+    "ARENA_PACKAGE_CACHE",
+    default=Path(tempfile.gettempdir()) / f"arena-packages-{os.geteuid()}",
+    base_dir=BASE_DIR,
+)
+# 1 runs uploaded bots WITHOUT bubblewrap: only for a machine that cannot run it and only our own
+# bundled bots (scripts/run.sh decides); never on a server that accepts uploads.
+ARENA_TRUSTED_BOTS = read_bool(env, "ARENA_TRUSTED_BOTS", default=False)
+ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=8, minimum=0)
+ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
+# Uploads above this size spill to a temporary file instead of memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024

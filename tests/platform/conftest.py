@@ -1,10 +1,21 @@
 import os
 import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
 import redis
 from django.conf import settings
+from django.db import connection
+
+from arena.celery import QUEUES, app, queue_config
+from tests.platform.workers import StartWorker, Worker, database_url
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -32,3 +43,62 @@ def chromium_path() -> str:
     if path is None:
         unavailable("Chromium is not installed: scripts/test.sh installs Debian's chromium as root")
     return path
+
+
+@pytest.fixture
+def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]:
+    """Start real worker processes on queues of this test's own (a fresh prefix), so concurrent
+    test runs sharing this Redis never take each other's messages. Each worker gets the test
+    database and the broker and nothing else: its own empty working directory, media folder,
+    package cache and temp dir. This process sends tasks through the broker while it runs."""
+    prefix = f"itest-{uuid.uuid4().hex[:10]}-"
+    workers: list[Worker] = []
+
+    def start(name: str) -> Worker:
+        home = tmp_path / name
+        for folder in ("cwd", "media", "package-cache", "tmp"):
+            (home / folder).mkdir(parents=True)
+        env = os.environ | {
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+            "DJANGO_SETTINGS_MODULE": "arena.settings",
+            "DATABASE_URL": database_url(connection.settings_dict),
+            "CELERY_BROKER_URL": redis_broker_url,
+            "ARENA_EXECUTION": "celery",
+            "ARENA_QUEUE_PREFIX": prefix,
+            "MEDIA_ROOT": str(home / "media"),
+            "ARENA_PACKAGE_CACHE": str(home / "package-cache"),
+            "TMPDIR": str(home / "tmp"),
+            # one host: the sandbox's uid pool is shared by every worker on it
+            "ARENA_SANDBOX_LOCKS": str(tmp_path / "uid-locks"),
+        }
+        queues = ",".join(prefix + q for q in QUEUES)
+        command = [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
+                   f"--queues={queues}", f"--hostname={name}-{prefix}@%h", "--without-gossip",
+                   "--without-mingle", "--loglevel=INFO"]  # fmt: skip
+        log = home / "worker.log"
+        with log.open("wb") as output:
+            process = subprocess.Popen(
+                command, cwd=home / "cwd", env=env, stdout=output, stderr=output
+            )
+        worker = Worker(name, process, log, home)
+        workers.append(worker)
+        return worker
+
+    saved = {key: app.conf[key] for key in ("task_always_eager", *queue_config())}
+    app.conf.update(task_always_eager=False, **queue_config(prefix))
+    try:
+        yield start
+    finally:
+        app.conf.update(saved)
+        for worker in workers:
+            if worker.process.poll() is None:
+                worker.process.terminate()  # warm shutdown
+                try:
+                    worker.process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    worker.process.kill()
+                    worker.process.wait()
+        client = redis.Redis.from_url(redis_broker_url)
+        for queue in QUEUES:
+            name = prefix + queue
+            client.delete(name, f"_kombu.binding.{name}", f"_kombu.binding_permanent.{name}")

@@ -1,0 +1,104 @@
+"""Bots, their immutable versions and the package bytes behind them.
+
+A version's bytes live in the database (``Package``, keyed by sha256), so any worker on any host
+can run any bot with nothing but a database connection; workers keep unpacked copies keyed by the
+same hash (``matches.package_cache``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Bot(models.Model):
+    """One author's bot for one game; it plays with its current (last validated) version."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
+    )
+    name = models.CharField(max_length=64)
+    game = models.CharField(max_length=32)
+    current_version = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_unique_name")]
+        ordering = ["game", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+class Package(models.Model):
+    """Uploaded bytes, stored once per content; private to the owners of versions using them."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    data = models.BinaryField()
+    size = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return self.sha256[:12]
+
+
+class BotVersionStatus(models.TextChoices):
+    PENDING = "pending", "pending"
+    """Stored, waiting for its validation task."""
+    VALIDATING = "validating", "validating"
+    """A worker is playing its smoke match."""
+    ACTIVE = "active", "active"
+    """Validated: it can play tournaments and the ladder."""
+    REJECTED = "rejected", "rejected"
+    """It faulted in its smoke match; ``reason`` says how."""
+
+
+#: The only status changes a version may make (``bots.services.botversion_transition``).
+#: validating -> pending: the validation could not run (platform failure, lost worker); retried.
+VERSION_TRANSITIONS: dict[str, set[str]] = {
+    BotVersionStatus.PENDING: {BotVersionStatus.VALIDATING},
+    BotVersionStatus.VALIDATING: {
+        BotVersionStatus.ACTIVE,
+        BotVersionStatus.REJECTED,
+        BotVersionStatus.PENDING,
+    },
+    BotVersionStatus.ACTIVE: set(),
+    BotVersionStatus.REJECTED: set(),
+}
+
+
+class BotVersion(models.Model):
+    """An immutable upload of a bot. Matches pin versions, so results never change owner."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    package = models.ForeignKey(Package, on_delete=models.PROTECT, related_name="versions")
+    filename = models.CharField(max_length=200, help_text="the uploaded file's name")
+    runtime = models.CharField(max_length=32)
+    entry = models.CharField(max_length=200)
+    size = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=BotVersionStatus.choices, default=BotVersionStatus.PENDING
+    )
+    reason = models.TextField(blank=True, help_text="why it was rejected (or why it waits)")
+    fault = models.CharField(max_length=32, blank=True, help_text="the smoke match's verdict")
+    log = models.TextField(blank=True, help_text="the bot's stderr in validation: owner only")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True, help_text="validation lease")
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "package"], name="version_unique_bytes"),
+            models.UniqueConstraint(fields=["bot", "number"], name="version_unique_number"),
+        ]
+        ordering = ["bot", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.bot} v{self.number}"
+
+    @property
+    def sha256(self) -> str:
+        return str(self.package_id)

@@ -1,0 +1,214 @@
+"""Writes for bots and versions: create, check the package, validate in the sandbox.
+
+An upload is checked with every package check of the sandbox before anything is stored, so a
+refused upload leaves nothing behind; a stored version then waits for its validation task, a
+smoke match in the sandbox against the engine's heuristic house agents (every seat, via
+duplicate play), which makes it ``active`` or ``rejected`` with the fault explained.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Iterable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+import engine
+from arena.errors import ApplicationError
+from bots.models import VERSION_TRANSITIONS, Bot, BotVersion, BotVersionStatus, Package
+from matches import formats
+from matches.execution import PlatformFailure, SeatBot, fault_summary, play
+from sandbox import BotPackageError, PackageCaps, load_bot
+from sandbox.cli import SMOKE_PARAMS
+
+MAX_UPLOAD_BYTES = PackageCaps().max_archive_bytes
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+VALIDATION_LEASE = timedelta(minutes=10)
+VALIDATION_ATTEMPTS = 3
+
+
+def bot_create(*, owner: User, name: str, game: str) -> Bot:
+    """A new, empty bot (it plays once a version validates)."""
+    if not BOT_NAME.match(name):
+        raise ApplicationError(
+            "a bot name has 1 to 64 letters, digits, '.', '_' or '-' and starts with a letter "
+            "or digit",
+            code="invalid_name",
+            field="name",
+        )
+    if game not in engine.available_games():
+        raise ApplicationError(
+            f"unknown game {game!r} (one of {', '.join(engine.available_games())})",
+            code="unknown_game",
+            field="game",
+        )
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise ApplicationError(f"you already have a bot named {name!r}", code="duplicate_name",
+                               field="name")  # fmt: skip
+    return Bot.objects.create(owner=owner, name=name, game=game)
+
+
+def bot_create_with_version(
+    *, owner: User, name: str, game: str, chunks: Iterable[bytes], filename: str
+) -> BotVersion:
+    """A bot and its first version, or nothing at all if the package is refused."""
+    checked = _check_package(chunks, filename)
+    with transaction.atomic():
+        bot = bot_create(owner=owner, name=name, game=game)
+        return _store_version(bot=bot, checked=checked)
+
+
+def botversion_create(*, bot: Bot, chunks: Iterable[bytes], filename: str) -> BotVersion:
+    """Store a new version of ``bot`` and queue its validation (after commit)."""
+    checked = _check_package(chunks, filename)
+    with transaction.atomic():
+        return _store_version(bot=bot, checked=checked)
+
+
+class _Checked:
+    def __init__(self, data: bytes, filename: str, runtime: str, entry: str) -> None:
+        self.data = data
+        self.sha256 = hashlib.sha256(data).hexdigest()
+        self.filename = filename
+        self.runtime = runtime
+        self.entry = entry
+
+
+def _check_package(chunks: Iterable[bytes], filename: str) -> _Checked:
+    """Read the upload once (refusing it past the size cap) and run the sandbox's checks."""
+    safe = _safe_filename(filename)
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_UPLOAD_BYTES:
+            raise ApplicationError(
+                f"the upload is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB",
+                code="too_large", field="file",
+            )  # fmt: skip
+        parts.append(chunk)
+    data = b"".join(parts)
+    if not data:
+        raise ApplicationError("the upload is empty", code="empty_file", field="file")
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as folder:
+        path = Path(folder) / safe
+        path.write_bytes(data)
+        try:
+            with load_bot(path) as package:
+                return _Checked(data, safe, package.runtime, package.entry)
+        except BotPackageError as err:
+            raise ApplicationError(str(err), code="bad_package", field="file") from None
+
+
+def _safe_filename(filename: str) -> str:
+    """The upload's own name (its suffix tells the runtime), reduced to harmless characters."""
+    base = Path(filename.replace("\\", "/")).name
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", base).lstrip(".")[:100]
+    return cleaned or "bot"
+
+
+def _store_version(*, bot: Bot, checked: _Checked) -> BotVersion:
+    Bot.objects.select_for_update().filter(pk=bot.pk).first()  # numbers versions one at a time
+    existing = BotVersion.objects.filter(bot=bot, package_id=checked.sha256).first()
+    if existing is not None:
+        raise ApplicationError(
+            f"these exact bytes are already version {existing.number} of {bot.name} "
+            f"({existing.status})",
+            code="duplicate_version", field="file",
+        )  # fmt: skip
+    Package.objects.get_or_create(
+        sha256=checked.sha256, defaults={"data": checked.data, "size": len(checked.data)}
+    )
+    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    version = BotVersion.objects.create(
+        bot=bot, number=number, package_id=checked.sha256, filename=checked.filename,
+        runtime=checked.runtime, entry=checked.entry, size=len(checked.data),
+    )  # fmt: skip
+    _enqueue_validation(version.pk)
+    return version
+
+
+def _enqueue_validation(version_id: int, *, countdown_s: int = 0) -> None:
+    from bots.tasks import validate_version_task
+
+    transaction.on_commit(
+        lambda: validate_version_task.apply_async((version_id,), countdown=countdown_s)
+    )
+
+
+def botversion_transition(*, version_id: int, frm: str, to: str, **fields: Any) -> bool:
+    """Move a version from ``frm`` to ``to`` if it is still in ``frm`` (compare-and-swap)."""
+    if to not in VERSION_TRANSITIONS[frm]:
+        raise ValueError(f"a bot version cannot go from {frm} to {to}")
+    return BotVersion.objects.filter(pk=version_id, status=frm).update(status=to, **fields) == 1
+
+
+def botversion_validate(*, version_id: int) -> str | None:
+    """Claim a pending version, play its smoke match, record the verdict; the new status, or
+    ``None`` if another worker had it (a task delivered twice does nothing the second time)."""
+    claimed = botversion_transition(
+        version_id=version_id, frm=BotVersionStatus.PENDING, to=BotVersionStatus.VALIDATING,
+        attempts=F("attempts") + 1, deadline=timezone.now() + VALIDATION_LEASE,
+    )  # fmt: skip
+    if not claimed:
+        return None
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    game = formats.load(version.bot.game, SMOKE_PARAMS.get(version.bot.game, {}))
+    own_seats = [s for s, e in enumerate(formats.seat_entrants(game)) if e == 0]
+    me = SeatBot(str(version), version.sha256, version.filename)
+    try:
+        played = play(
+            game=game.name, params=game.params_dict(), seed=version.pk, duplicate=True,
+            seats=[me if s in own_seats else None for s in range(game.num_players)],
+        )  # fmt: skip
+    except PlatformFailure as err:
+        _validation_failed(version, str(err))
+        return BotVersionStatus.PENDING
+    for seat in own_seats:
+        verdict, message = fault_summary(played.result, seat)
+        if verdict:
+            botversion_transition(
+                version_id=version_id, frm=BotVersionStatus.VALIDATING,
+                to=BotVersionStatus.REJECTED, fault=verdict, reason=message,
+                log=played.logs[seat], deadline=None, validated_at=timezone.now(),
+            )  # fmt: skip
+            return BotVersionStatus.REJECTED
+    with transaction.atomic():
+        botversion_transition(
+            version_id=version_id, frm=BotVersionStatus.VALIDATING, to=BotVersionStatus.ACTIVE,
+            reason="", log=played.logs[own_seats[0]], deadline=None, validated_at=timezone.now(),
+        )  # fmt: skip
+        newer = Q(current_version__isnull=True) | Q(current_version__number__lt=version.number)
+        Bot.objects.filter(newer, pk=version.bot_id).update(current_version=version)
+    return BotVersionStatus.ACTIVE
+
+
+def _validation_failed(version: BotVersion, error: str) -> None:
+    """The platform could not validate: back to pending, and retried while attempts remain."""
+    retry = version.attempts < VALIDATION_ATTEMPTS
+    reason = "validation could not run on our side" + ("; it will be retried" if retry else "")
+    botversion_transition(
+        version_id=version.pk, frm=BotVersionStatus.VALIDATING, to=BotVersionStatus.PENDING,
+        reason=f"{reason} ({error})", deadline=None,
+    )  # fmt: skip
+    if retry:
+        _enqueue_validation(version.pk, countdown_s=30)
+
+
+def botversions_reap(*, now: Any = None) -> int:
+    """Return versions whose validation worker was lost (lease expired) to ``pending``."""
+    now = now or timezone.now()
+    stuck = BotVersion.objects.filter(status=BotVersionStatus.VALIDATING, deadline__lt=now)
+    count = 0
+    for version in stuck:
+        _validation_failed(version, "the worker validating it was lost")
+        count += 1
+    return count

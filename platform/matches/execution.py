@@ -1,0 +1,97 @@
+"""Play one match of stored bot versions in the sandbox (no database writes here).
+
+Used by the match task and by upload validation. Each seat gets its own sandboxed process; the
+two seats of a team are two processes of the same bot that share nothing. Whatever the platform
+gets wrong (no sandbox, a corrupt package, an internal error mid-match) raises
+:class:`PlatformFailure`, which callers record as a platform error, never as a bot's fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+import engine
+from matches import formats
+from matches.package_cache import CorruptPackage, package_path
+from sandbox import (
+    DEFAULT_LIMITS,
+    BotPackage,
+    BotPackageError,
+    Limits,
+    SandboxedAgent,
+    SandboxUnavailable,
+    load_bot,
+)
+
+
+class PlatformFailure(Exception):
+    """The platform, not a bot, failed; the message is for operators."""
+
+
+@dataclass(frozen=True)
+class SeatBot:
+    """The stored package that plays a seat (``None`` in a seat list: the engine's heuristic
+    house agent, used as the opponent in validation)."""
+
+    name: str
+    sha256: str
+    filename: str
+
+
+@dataclass
+class Played:
+    result: engine.MatchResult
+    logs: list[str]  # each seat's stderr ("" for house agents): private to the bot's owner
+
+
+def play(
+    *,
+    game: str,
+    params: dict[str, Any],
+    seed: int,
+    duplicate: bool,
+    seats: Sequence[SeatBot | None],
+    limits: Limits = DEFAULT_LIMITS,
+) -> Played:
+    rules = formats.load(game, params)
+    packages: dict[str, BotPackage] = {}
+    agents: list[engine.Agent] = []
+    try:
+        for index, seat in enumerate(seats):
+            if seat is None:
+                agents.append(engine.make_agent(game, "heuristic", seed * 31 + index))
+                continue
+            if seat.sha256 not in packages:
+                packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
+            agents.append(
+                SandboxedAgent(packages[seat.sha256], limits, trusted=settings.ARENA_TRUSTED_BOTS)
+            )
+        names = [s.name if s else "house heuristic" for s in seats]
+        result = engine.run_match(rules, None, agents, seed, duplicate=duplicate, entrants=names)
+        logs = [a.stderr_log if isinstance(a, SandboxedAgent) else "" for a in agents]
+    except (engine.MatchAborted, SandboxUnavailable, CorruptPackage, BotPackageError) as err:
+        raise PlatformFailure(f"{type(err).__name__}: {err}") from err
+    finally:
+        for agent in agents:
+            if isinstance(agent, SandboxedAgent):
+                agent.close()
+        for package in packages.values():
+            package.close()
+    return Played(result, logs)
+
+
+def fault_summary(result: engine.MatchResult, seat: int) -> tuple[str, str]:
+    """The first fault of ``seat`` as (verdict, where and what), or ("", "")."""
+    faults = [f for f in result.faults if f.entrant == seat]
+    if not faults:
+        return "", ""
+    first = faults[0]
+    where = "at start-up" if first.decision < 0 else f"at decision {first.decision}"
+    message = f"game {first.game_index + 1}, {where}: {first.message}"
+    if len(faults) > 1:
+        message += f" (and {len(faults) - 1} more fault(s) in later games)"
+    return first.verdict, message

@@ -1,0 +1,112 @@
+"""Matches and their seats: one row per seat (N-seat by construction), the replay apart."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from bots.models import Bot, BotVersion
+
+
+class MatchStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    """Waiting for a worker (its task is in the broker)."""
+    RUNNING = "running", "running"
+    """Claimed by a worker until ``deadline``; the reaper re-queues it after that."""
+    FINISHED = "finished", "finished"
+    """Played to the end; seats and replay recorded."""
+    ERROR = "error", "error"
+    """The platform failed (never a bot's fault); not rated, can be re-queued."""
+    CANCELLED = "cancelled", "cancelled"
+    """Withdrawn before it ran."""
+
+
+#: The only status changes a match may make; ``matches.services`` enforces them with
+#: compare-and-swap updates. running -> queued is the reaper's; error/cancelled -> queued is an
+#: administrator's re-queue.
+MATCH_TRANSITIONS: dict[str, set[str]] = {
+    MatchStatus.QUEUED: {MatchStatus.RUNNING, MatchStatus.CANCELLED},
+    MatchStatus.RUNNING: {MatchStatus.FINISHED, MatchStatus.ERROR, MatchStatus.QUEUED},
+    MatchStatus.FINISHED: set(),
+    MatchStatus.ERROR: {MatchStatus.QUEUED},
+    MatchStatus.CANCELLED: {MatchStatus.QUEUED},
+}
+UNFINISHED = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+class MatchOrigin(models.TextChoices):
+    TOURNAMENT = "tournament", "tournament"
+    LADDER = "ladder", "ladder"
+    CHALLENGE = "challenge", "challenge"
+
+
+class Match(models.Model):
+    game = models.CharField(max_length=32)
+    params = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    duplicate = models.BooleanField(default=True)
+    origin = models.CharField(max_length=16, choices=MatchOrigin.choices)
+    tournament = models.ForeignKey(
+        "tournaments.Tournament", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="matches",
+    )  # fmt: skip
+    round = models.PositiveIntegerField(null=True, blank=True)
+    ladder = models.ForeignKey(
+        "ratings.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
+    status = models.CharField(max_length=16, choices=MatchStatus.choices, default="queued")
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="times a worker claimed it")
+    run_token = models.UUIDField(null=True, blank=True, help_text="the current claim")
+    deadline = models.DateTimeField(null=True, blank=True, help_text="lease of the current claim")
+    worker = models.CharField(max_length=255, blank=True)
+    error = models.TextField(blank=True, help_text="the platform failure, for operators")
+    queued_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    rated_at = models.DateTimeField(null=True, blank=True)
+    rating_seq = models.BigIntegerField(null=True, blank=True, help_text="order in its ladder")
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["status", "deadline"], name="match_status_deadline"),
+            models.Index(fields=["ladder", "status", "rated_at"], name="match_unrated"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game})"
+
+
+class MatchSeat(models.Model):
+    """One entrant slot of a match. ``seat`` is where it starts: in a duplicate match the engine
+    rotates seats between the games of the set. Partners in team games share ``partnership``."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    partnership = models.PositiveSmallIntegerField(null=True, blank=True)
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    score = models.FloatField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    fault = models.CharField(max_length=32, blank=True, help_text="verdict, e.g. timeout")
+    fault_message = models.TextField(blank=True)
+    log = models.TextField(blank=True, help_text="the bot's stderr: its owner only")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="seat_unique")]
+        ordering = ["match", "seat"]
+
+    def __str__(self) -> str:
+        return f"{self.match} seat {self.seat}"
+
+
+class MatchReplay(models.Model):
+    """The engine's replay JSON (docs/replay-format.md), zlib-compressed."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, primary_key=True,
+                                 related_name="replay")  # fmt: skip
+    data = models.BinaryField()
+    size = models.PositiveIntegerField(help_text="uncompressed bytes")
+
+    def __str__(self) -> str:
+        return f"replay of match {self.match_id}"

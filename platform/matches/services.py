@@ -1,0 +1,228 @@
+"""Writes for matches: create with their seats, claim, run, record exactly once, reap.
+
+The run task claims its match with a compare-and-swap ``queued -> running`` that also sets a
+fresh run token and a lease deadline; the result is recorded only by the claim that still holds
+that token, in one transaction with the seats, the replay and the tournament's completion check.
+A message delivered twice, or a run the reaper has given up on, therefore records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from arena.celery import HARD_TIME_LIMIT_S
+from bots.models import BotVersion
+from matches import formats
+from matches.execution import PlatformFailure, Played, SeatBot, fault_summary, play
+from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
+
+#: a claim outlives the task's hard time limit, after which the worker process is gone anyway
+MATCH_LEASE = timedelta(seconds=HARD_TIME_LIMIT_S + 60)
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to create: the versions of its entrants (one per entrant, not per seat)."""
+
+    entrants: Sequence[BotVersion]
+    seed: int
+    round: int | None = None
+
+
+def matches_create(
+    *,
+    game: str,
+    params: dict[str, Any],
+    duplicate: bool,
+    origin: str,
+    specs: Sequence[MatchSpec],
+    tournament_id: int | None = None,
+    ladder_id: int | None = None,
+) -> list[Match]:
+    """Create matches with one seat row per seat, and queue them once the transaction commits.
+
+    Team games seat each entrant in both seats of its side (the same version twice)."""
+    rules = formats.load(game, params)
+    layout = formats.seat_entrants(rules)
+    with transaction.atomic():
+        matches = Match.objects.bulk_create(
+            Match(
+                game=game, params=rules.params_dict(), seed=spec.seed, duplicate=duplicate,
+                origin=origin, tournament_id=tournament_id, ladder_id=ladder_id, round=spec.round,
+            )  # fmt: skip
+            for spec in specs
+        )
+        MatchSeat.objects.bulk_create(
+            MatchSeat(
+                match=match, seat=seat, partnership=formats.seat_partnership(rules, seat),
+                bot_id=spec.entrants[entrant].bot_id, bot_version=spec.entrants[entrant],
+            )  # fmt: skip
+            for match, spec in zip(matches, specs, strict=True)
+            for seat, entrant in enumerate(layout)
+        )
+        match_ids = [m.pk for m in matches]
+        transaction.on_commit(lambda: _enqueue(match_ids))
+    return matches
+
+
+def _enqueue(match_ids: Sequence[int]) -> None:
+    from matches.tasks import run_match_task
+
+    for match_id in match_ids:
+        run_match_task.delay(match_id)
+
+
+def match_transition(
+    *, match_id: int, frm: str, to: str, token: uuid.UUID | None = None, **fields: Any
+) -> bool:
+    """Move a match from ``frm`` to ``to`` if it is still in ``frm`` and, given a run token,
+    still held by that claim (compare-and-swap). The one place statuses change."""
+    if to not in MATCH_TRANSITIONS[frm]:
+        raise ValueError(f"a match cannot go from {frm} to {to}")
+    matching = Match.objects.filter(pk=match_id, status=frm)
+    if token is not None:
+        matching = matching.filter(run_token=token)
+    return matching.update(status=to, **fields) == 1
+
+
+def match_claim(*, match_id: int, worker: str) -> uuid.UUID | None:
+    """Take a queued match for this run; the run token, or ``None`` if it was not queued."""
+    token = uuid.uuid4()
+    now = timezone.now()
+    claimed = match_transition(
+        match_id=match_id, frm=MatchStatus.QUEUED, to=MatchStatus.RUNNING, run_token=token,
+        deadline=now + MATCH_LEASE, started_at=now, worker=worker[:255],
+        attempts=F("attempts") + 1,
+    )  # fmt: skip
+    return token if claimed else None
+
+
+def match_run(*, match_id: int, worker: str) -> bool:
+    """The match task: claim, play in the sandbox, record. False if there was nothing to do."""
+    token = match_claim(match_id=match_id, worker=worker)
+    if token is None:
+        return False
+    match = Match.objects.get(pk=match_id)
+    seats = list(
+        MatchSeat.objects.filter(match_id=match_id)
+        .select_related("bot_version__bot__owner")
+        .order_by("seat")
+    )
+    try:
+        played = play(
+            game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
+            seats=[
+                SeatBot(str(s.bot_version), s.bot_version.sha256, s.bot_version.filename)
+                for s in seats
+            ],
+        )  # fmt: skip
+    except PlatformFailure as err:
+        return match_record_error(match_id=match_id, token=token, error=str(err))
+    except Exception as err:  # a bug of ours must not leave the match running until reaped
+        match_record_error(match_id=match_id, token=token, error=f"{type(err).__name__}: {err}")
+        raise
+    return match_record_result(match_id=match_id, token=token, played=played, seats=seats)
+
+
+def match_record_result(
+    *, match_id: int, token: uuid.UUID, played: Played, seats: Sequence[MatchSeat]
+) -> bool:
+    """Record a played match exactly once: False (and nothing written) if the claim is stale."""
+    from ratings.services import ladder_rate_soon
+    from tournaments.services import tournament_match_recorded
+
+    result = played.result
+    replay = json.dumps(result.replay, separators=(",", ":")).encode()
+    with transaction.atomic():
+        if not match_transition(
+            match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.FINISHED, token=token,
+            finished_at=timezone.now(), deadline=None,
+        ):  # fmt: skip
+            return False
+        for seat in seats:
+            seat.score = result.scores[seat.seat]
+            seat.place = result.placings[seat.seat]
+            seat.fault, seat.fault_message = fault_summary(result, seat.seat)
+            seat.log = played.logs[seat.seat]
+        MatchSeat.objects.bulk_update(seats, ["score", "place", "fault", "fault_message", "log"])
+        MatchReplay.objects.create(match_id=match_id, data=zlib.compress(replay, 6),
+                                   size=len(replay))  # fmt: skip
+        match = Match.objects.only("tournament_id", "ladder_id").get(pk=match_id)
+        if match.tournament_id is not None:
+            tournament_match_recorded(tournament_id=match.tournament_id)
+        if match.ladder_id is not None:
+            ladder_rate_soon(ladder_id=match.ladder_id)
+    return True
+
+
+def match_record_error(*, match_id: int, token: uuid.UUID, error: str) -> bool:
+    """A platform failure: the match ends in ``error``, charged to no bot and never rated."""
+    from tournaments.services import tournament_match_recorded
+
+    with transaction.atomic():
+        recorded = match_transition(
+            match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.ERROR, token=token,
+            finished_at=timezone.now(), deadline=None, error=error[:10_000],
+        )  # fmt: skip
+        if recorded:
+            tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
+            if tournament_id is not None:
+                tournament_match_recorded(tournament_id=tournament_id)
+    return recorded
+
+
+def match_requeue(*, match_id: int) -> bool:
+    """An operator's re-queue of a match that ended in error (or was cancelled)."""
+    for frm in (MatchStatus.ERROR, MatchStatus.CANCELLED):
+        with transaction.atomic():
+            if match_transition(
+                match_id=match_id, frm=frm, to=MatchStatus.QUEUED, run_token=None, deadline=None,
+                attempts=0, error="", finished_at=None, started_at=None, worker="",
+            ):  # fmt: skip
+                _reopen_tournament(match_id)
+                transaction.on_commit(lambda: _enqueue([match_id]))
+                return True
+    return False
+
+
+def _reopen_tournament(match_id: int) -> None:
+    from tournaments.services import tournament_match_requeued
+
+    tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
+    if tournament_id is not None:
+        tournament_match_requeued(tournament_id=tournament_id)
+
+
+def matches_reap(*, now: datetime | None = None) -> dict[str, int]:
+    """Runs whose lease expired (their worker was killed or lost): re-queue them, or after
+    ``ARENA_MATCH_MAX_ATTEMPTS`` claims end them in ``error``. Counts of both."""
+    now = now or timezone.now()
+    counts = {"requeued": 0, "errored": 0}
+    stuck = Match.objects.filter(status=MatchStatus.RUNNING, deadline__lt=now)
+    for match_id, token, attempts in stuck.values_list("id", "run_token", "attempts"):
+        if token is None:  # pragma: no cover - a running match always holds a token
+            continue
+        if attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+            error = f"its worker was lost {attempts} times; not charged to any bot"
+            counts["errored"] += match_record_error(match_id=match_id, token=token, error=error)
+            continue
+        with transaction.atomic():
+            requeued = match_transition(
+                match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.QUEUED, token=token,
+                run_token=None, deadline=None, worker="",
+            )  # fmt: skip
+            if requeued:
+                transaction.on_commit(lambda m=match_id: _enqueue([m]))  # type: ignore[misc]
+        counts["requeued"] += requeued
+    return counts

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from celery import Task, shared_task
+
+
+@shared_task(bind=True, name="arena.matches.run")
+def run_match_task(self: Task[[int], None], match_id: int) -> None:
+    from matches.services import match_run  # services enqueue this task: import late
+
+    match_run(match_id=match_id, worker=self.request.hostname or "inline")
+
+
+@shared_task(name="arena.matches.reap")
+def reap_task() -> None:
+    """Periodic: recover matches and validations whose worker was lost."""
+    from bots.services import botversions_reap
+    from matches.services import matches_reap
+
+    matches_reap()
+    botversions_reap()

@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="arena.ratings.apply")
+def apply_ratings_task(ladder_id: int) -> None:
+    from ratings.services import ladder_apply_ratings  # services enqueue this task: import late
+
+    ladder_apply_ratings(ladder_id=ladder_id)

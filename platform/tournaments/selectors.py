@@ -1,0 +1,105 @@
+"""Reads for tournaments: progress, standings and the cross-table, from the recorded seats."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+
+from matches.models import MatchSeat, MatchStatus
+from matches.results import SeatResult, bot_results, pairwise_points
+from tournaments.models import Tournament, TournamentEntry
+
+
+@dataclass
+class Progress:
+    done: int
+    total: int
+    running: int
+    failed: int  # ended in a platform error (not charged to any bot)
+
+
+@dataclass
+class Standing:
+    bot_id: int
+    bot: str  # owner/name
+    version: int  # the version number it entered with
+    matches: int = 0
+    points: float = 0.0  # 1 per opponent ranked below it in a match, 0.5 per tie
+    total_score: float = 0.0
+    places: list[int] = field(default_factory=list)
+    faults: int = 0
+
+    @property
+    def average_place(self) -> float | None:
+        return sum(self.places) / len(self.places) if self.places else None
+
+
+@dataclass
+class CrossTable:
+    bots: list[int]
+    points: dict[tuple[int, int], float]  # (row bot, column bot) -> points row took from column
+    meetings: dict[tuple[int, int], int]
+
+
+def tournament_progress(*, tournament: Tournament) -> Progress:
+    counts = tournament.matches.aggregate(
+        total=Count("id"),
+        done=Count("id", filter=~Q(status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])),
+        running=Count("id", filter=Q(status=MatchStatus.RUNNING)),
+        failed=Count("id", filter=Q(status=MatchStatus.ERROR)),
+    )
+    return Progress(**counts)
+
+
+def _finished_results(tournament: Tournament) -> dict[int, list[SeatResult]]:
+    seats: dict[int, list[SeatResult]] = defaultdict(list)
+    rows = (
+        MatchSeat.objects.filter(match__tournament=tournament, match__status=MatchStatus.FINISHED)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "bot_id", "bot_version_id", "score", "place", "fault")
+    )
+    for match_id, bot, version, score, place, fault in rows:
+        seats[match_id].append(SeatResult(bot, version, score or 0.0, place or 0, bool(fault)))
+    return seats
+
+
+def tournament_standings(*, tournament: Tournament) -> list[Standing]:
+    """Best first: most points, then better average place, then higher total score."""
+    entries = TournamentEntry.objects.filter(tournament=tournament).select_related(
+        "bot__owner", "bot_version"
+    )
+    table = {
+        e.bot_id: Standing(e.bot_id, str(e.bot), e.bot_version.number) for e in entries
+    }
+    for seats in _finished_results(tournament).values():
+        results = bot_results(seats)
+        points = pairwise_points(results)
+        for r in results:
+            row = table[r.bot]
+            row.matches += 1
+            row.total_score += r.score
+            row.places.append(r.place)
+            row.faults += r.faults
+        for (a, _b), p in points.items():
+            table[a].points += p
+    return sorted(
+        table.values(),
+        key=lambda s: (-s.points, s.average_place or 99.0, -s.total_score, s.bot),
+    )
+
+
+def tournament_cross_table(*, tournament: Tournament) -> CrossTable:
+    bots = list(
+        TournamentEntry.objects.filter(tournament=tournament)
+        .order_by("index")
+        .values_list("bot_id", flat=True)
+    )
+    points: dict[tuple[int, int], float] = defaultdict(float)
+    meetings: dict[tuple[int, int], int] = defaultdict(int)
+    for seats in _finished_results(tournament).values():
+        for pair, p in pairwise_points(bot_results(seats)).items():
+            points[pair] += p
+            meetings[pair] += 1
+    return CrossTable(bots, dict(points), dict(meetings))

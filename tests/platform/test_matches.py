@@ -1,0 +1,147 @@
+"""Matches: run in the real sandbox and recorded exactly once; platform failures and lost
+workers are never charged to a bot."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+from pytest_django import DjangoCaptureOnCommitCallbacks
+
+import engine
+from bots.models import Bot, Package
+from matches.execution import SeatBot, play
+from matches.models import MATCH_TRANSITIONS, Match, MatchOrigin, MatchSeat, MatchStatus
+from matches.selectors import match_replay
+from matches.services import (
+    MatchSpec,
+    match_claim,
+    match_record_result,
+    match_requeue,
+    match_run,
+    match_transition,
+    matches_create,
+    matches_reap,
+)
+from ratings.models import RatingChange
+from ratings.services import ladder_for_game
+from tests.platform.factories import CRASHES, active_bot
+
+pytestmark = pytest.mark.django_db
+
+
+def queued_match(game: str, bots: list[Bot]) -> Match:
+    ladder = ladder_for_game(game=game)
+    versions = [b.current_version for b in bots]
+    [match] = matches_create(
+        game=game, params={"target": 300} if game == "belote" else {}, duplicate=True,
+        origin=MatchOrigin.CHALLENGE, specs=[MatchSpec(entrants=versions, seed=3)],  # type: ignore[list-item]
+        ladder_id=ladder.pk,
+    )  # fmt: skip
+    return match
+
+
+def test_team_games_seat_each_bot_on_both_seats_of_its_side(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    with django_capture_on_commit_callbacks() as callbacks:
+        match = queued_match("belote", [a, b])
+    assert len(callbacks) == 1  # queued after commit
+    seats = list(match.seats.values_list("seat", "partnership", "bot_id"))
+    assert seats == [(0, 0, a.pk), (1, 1, b.pk), (2, 0, a.pk), (3, 1, b.pk)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
+    a, b = active_bot("belote"), active_bot("belote", source=CRASHES)
+    match = queued_match("belote", [a, b])  # inline execution: it ran on commit
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 1
+    seats = {s.seat: s for s in match.seats.all()}
+    assert [seats[s].fault for s in range(4)] == ["", "crash", "", "crash"]
+    assert seats[1].place == 3 and seats[0].place == 1  # the crashing team places last
+    assert "my bug is here" in seats[1].log and "my bug" not in seats[1].fault_message
+    replay = match_replay(match_id=match.pk)
+    assert replay["game"] == "belote" and len(replay["games"]) == 2  # duplicate set
+    assert len(engine.resimulate(replay)) == 2  # every action legal, every score right
+    assert match_run(match_id=match.pk, worker="again") is False  # a second delivery: nothing
+    assert RatingChange.objects.filter(match=match).count() == 2  # one per bot, once
+    assert MatchSeat.objects.filter(match=match).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stale_claim_records_nothing(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    bots = [active_bot("barbu") for _ in range(4)]
+    with django_capture_on_commit_callbacks():  # not executed: this test runs it by hand
+        match = queued_match("barbu", bots)
+    token = match_claim(match_id=match.pk, worker="w1")
+    assert token is not None and match_claim(match_id=match.pk, worker="w2") is None
+    seats = list(match.seats.select_related("bot_version__bot__owner").order_by("seat"))
+    played = play(
+        game="barbu", params=match.params, seed=match.seed, duplicate=False,
+        seats=[SeatBot(str(s.bot_version), s.bot_version.sha256, s.bot_version.filename)
+               for s in seats],
+    )  # fmt: skip
+    assert not match_record_result(match_id=match.pk, token=uuid.uuid4(), played=played,
+                                   seats=seats)  # fmt: skip
+    match.refresh_from_db()
+    assert match.status == MatchStatus.RUNNING and not hasattr(match, "replay")
+    assert match_record_result(match_id=match.pk, token=token, played=played, seats=seats)
+    assert not match_record_result(match_id=match.pk, token=token, played=played, seats=seats)
+    assert RatingChange.objects.filter(match=match).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_platform_failure_ends_in_error_charged_to_no_bot() -> None:
+    bots = [active_bot("barbu") for _ in range(4)]
+    victim = bots[2].current_version
+    assert victim is not None
+    Package.objects.filter(pk=victim.sha256).update(data=b"tampered")  # the store is broken
+    shutil.rmtree(settings.ARENA_PACKAGE_CACHE / victim.sha256, ignore_errors=True)
+    match = queued_match("barbu", bots)
+    match.refresh_from_db()
+    assert match.status == MatchStatus.ERROR
+    assert "CorruptPackage" in match.error
+    assert set(match.seats.values_list("fault", flat=True)) == {""}
+    assert not RatingChange.objects.exists()
+    Package.objects.filter(pk=victim.sha256).update(data=victim.package.data)
+    assert match_requeue(match_id=match.pk)  # the operator fixes it and re-queues: it runs
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_reaper_requeues_lost_runs_then_gives_up(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    bots = [active_bot("badugi") for _ in range(2)]
+    with django_capture_on_commit_callbacks():
+        match = queued_match("badugi", bots)
+    for attempt in range(1, settings.ARENA_MATCH_MAX_ATTEMPTS + 1):
+        assert match_claim(match_id=match.pk, worker=f"lost{attempt}")  # then the worker dies
+        later = timezone.now() + timedelta(days=1)
+        with django_capture_on_commit_callbacks() as sent:
+            counts = matches_reap(now=later)
+        match.refresh_from_db()
+        if attempt < settings.ARENA_MATCH_MAX_ATTEMPTS:
+            assert counts == {"requeued": 1, "errored": 0} and len(sent) == 1
+            assert match.status == MatchStatus.QUEUED and match.attempts == attempt
+        else:
+            assert counts == {"requeued": 0, "errored": 1} and not sent
+            assert match.status == MatchStatus.ERROR and "lost 3 times" in match.error
+    assert matches_reap(now=timezone.now() + timedelta(days=2)) == {"requeued": 0, "errored": 0}
+
+
+def test_every_status_change_outside_the_table_is_refused() -> None:
+    for frm, to in itertools.product(MatchStatus.values, repeat=2):
+        if to not in MATCH_TRANSITIONS[frm]:
+            with pytest.raises(ValueError, match="cannot go from"):
+                match_transition(match_id=0, frm=frm, to=to)

@@ -1,0 +1,152 @@
+"""Tournaments: creation checks, the schedule turned into matches, standings, the cross-table,
+completion by the last recorded match, and the ladder scheduler."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from django.test import override_settings
+from pytest_django import DjangoCaptureOnCommitCallbacks
+
+from arena.errors import ApplicationError
+from bots.models import BotVersionStatus
+from matches.models import Match, MatchOrigin, MatchStatus
+from matches.services import match_claim, match_record_error
+from ratings.services import ladder_for_game
+from tests.platform.factories import BotFactory, active_bot, add_version, finished_match
+from tournaments.models import TournamentStatus
+from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.services import ladder_schedule, tournament_cancel, tournament_create
+
+pytestmark = pytest.mark.django_db
+
+
+def create(game: str, bots: list, **kwargs: object):  # type: ignore[no-untyped-def]
+    return tournament_create(
+        created_by=bots[0].owner, name="t", game=game, bot_ids=[b.pk for b in bots], **kwargs
+    )
+
+
+@pytest.fixture
+def no_run(django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks):  # type: ignore[no-untyped-def]
+    """Keep the matches queued: their tasks are captured, not run."""
+    with django_capture_on_commit_callbacks() as callbacks:
+        yield callbacks
+
+
+def test_refusals_name_the_problem(no_run: object) -> None:
+    barbu = [active_bot("barbu") for _ in range(3)]
+    with pytest.raises(ApplicationError, match="3 bots cannot fill a table of 4"):
+        create("barbu", barbu)
+    with pytest.raises(ApplicationError, match="plays barbu, not belote"):
+        create("belote", [active_bot("belote"), barbu[0]])
+    idle = BotFactory(game="barbu")
+    add_version(idle, status=BotVersionStatus.REJECTED)
+    with pytest.raises(ApplicationError, match="has no validated version"):
+        create("barbu", [*barbu, idle])
+    with pytest.raises(ApplicationError, match="listed twice"):
+        create("barbu", [*barbu, barbu[0]])
+    with pytest.raises(ApplicationError) as caught:
+        create("barbu", [*barbu, active_bot("barbu")], params={"mode": "poker"})
+    assert caught.value.field == "params"
+    assert not Match.objects.exists()
+
+
+def test_two_entrant_round_robin_plays_every_pair_each_round(no_run: list) -> None:
+    bots = [active_bot("bauer") for _ in range(5)]
+    tournament = create("bauer", bots, rounds=2)
+    matches = Match.objects.filter(tournament=tournament)
+    assert matches.count() == 2 * 10 and len(no_run) == 1  # one on-commit hook queues them all
+    pairs = Counter(
+        frozenset(m.seats.values_list("bot_id", flat=True)) for m in matches
+    )
+    assert set(pairs.values()) == {2} and len(pairs) == 10
+    assert set(matches.values_list("round", flat=True)) == {1, 2}
+    entries = tournament.entries.values_list("bot_id", "bot_version_id")
+    assert sorted(entries) == sorted((b.pk, b.current_version_id) for b in bots)
+    assert tournament_progress(tournament=tournament).total == 20
+
+
+def test_barbu_tables_and_pinned_versions(no_run: list) -> None:
+    bots = [active_bot("barbu") for _ in range(6)]
+    tournament = create("barbu", bots, params={"mode": "geronimo"})
+    add_version(bots[0])  # a newer upload does not change the tournament's matches
+    tables = [list(m.seats.order_by("seat").values_list("bot_version_id", flat=True))
+              for m in tournament.matches.all()]  # fmt: skip
+    assert len(tables) == 3  # ceil(15 pairs / 6 pairs per table)
+    assert all(len(set(t)) == 4 for t in tables)
+    assert all(m.params["mode"] == "geronimo" for m in tournament.matches.all())
+    pinned = {b.pk: b.versions.order_by("number").first().pk for b in bots}  # type: ignore[union-attr]
+    assert {v for t in tables for v in t} <= set(pinned.values())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_standings_cross_table_and_completion_by_the_last_record(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    a, b, c = (active_bot("badugi") for _ in range(3))
+    with django_capture_on_commit_callbacks():
+        tournament = create("badugi", [a, b, c])
+    matches = list(tournament.matches.order_by("id"))
+    results = {frozenset(m.seats.values_list("bot_id", flat=True)): m for m in matches}
+    # a beats b, a and c tie, c beats b (record as if played: the seats' places)
+    plan = {
+        frozenset({a.pk, b.pk}): {a.pk: 1, b.pk: 2},
+        frozenset({a.pk, c.pk}): {a.pk: 1, c.pk: 1},
+        frozenset({b.pk, c.pk}): {b.pk: 2, c.pk: 1},
+    }
+    for key, places in plan.items():
+        match = results[key]
+        for seat in match.seats.all():
+            seat.place, seat.score = places[seat.bot_id], 5.0 - places[seat.bot_id]
+            seat.save()
+        Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
+    standings = tournament_standings(tournament=tournament)
+    assert [(s.bot_id, s.points, s.matches) for s in standings] == [
+        (a.pk, 1.5, 2), (c.pk, 1.5, 2), (b.pk, 0.0, 2)]  # fmt: skip
+    assert standings[0].average_place == 1.0 and standings[1].average_place == 1.0
+    cross = tournament_cross_table(tournament=tournament)
+    assert cross.points[a.pk, b.pk] == 1.0 and cross.points[b.pk, a.pk] == 0.0
+    assert cross.points[a.pk, c.pk] == 0.5 and cross.meetings[a.pk, c.pk] == 1
+    # completion: the service recording the last match closes it (an error counts as done)
+    Match.objects.filter(pk=matches[-1].pk).update(status=MatchStatus.QUEUED)
+    token = match_claim(match_id=matches[-1].pk, worker="w")
+    assert token is not None
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.RUNNING
+    assert match_record_error(match_id=matches[-1].pk, token=token, error="lost")
+    tournament.refresh_from_db()
+    assert tournament.status == TournamentStatus.FINISHED and tournament.finished_at
+    assert tournament_progress(tournament=tournament).failed == 1
+
+
+def test_cancel_stops_queued_matches(no_run: list) -> None:
+    tournament = create("belote", [active_bot("belote") for _ in range(3)])
+    assert tournament_cancel(tournament_id=tournament.pk) == 3
+    assert set(tournament.matches.values_list("status", flat=True)) == {MatchStatus.CANCELLED}
+    with pytest.raises(ApplicationError, match="not running"):
+        tournament_cancel(tournament_id=tournament.pk)
+
+
+@override_settings(ARENA_LADDER_QUEUE_DEPTH=6)
+def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list) -> None:
+    veterans = [active_bot("barbu") for _ in range(7)]
+    ladder = ladder_for_game(game="barbu")
+    for step in range(30):  # the veterans have played many games
+        table = random.Random(step).sample(veterans, 4)
+        finished_match("barbu", [b.current_version for b in table], [1, 2, 3, 4])  # type: ignore[misc]
+    from ratings.services import ladder_apply_ratings
+
+    ladder_apply_ratings(ladder_id=ladder.pk)
+    newcomer = active_bot("barbu")
+    created = ladder_schedule(ladder=ladder, rng=random.Random(1))
+    assert len(created) == 6
+    assert all(m.origin == MatchOrigin.LADDER for m in created)
+    plays = Counter(b for m in created for b in set(m.seats.values_list("bot_id", flat=True)))
+    assert plays[newcomer.pk] == 2  # the most it may have pending (back-pressure)
+    assert max(plays.values()) <= 2
+    assert ladder_schedule(ladder=ladder, rng=random.Random(2)) == []  # the queue is full
+    Match.objects.filter(pk=created[0].pk).update(status=MatchStatus.FINISHED)
+    assert len(ladder_schedule(ladder=ladder, rng=random.Random(3))) == 1
