@@ -13,6 +13,10 @@ from sandbox.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+#: bots that must answer get 10-50x the time they need even on a loaded machine (the defaults
+#: are meant for production, not for a CI machine under load): no verdict depends on its speed
+GENEROUS = ["--limit", "decision_timeout_ms=10000", "--limit", "startup_timeout_ms=20000",
+            "--limit", "match_time_bank_ms=600000"]  # fmt: skip
 
 
 def test_play_summary_and_replays(
@@ -21,7 +25,7 @@ def test_play_summary_and_replays(
     bots = [str(EXAMPLES / "belote" / "heuristic.py"), "builtin:random", str(EXAMPLES / "random")]
     code = main(
         ["play", "belote", *bots, "builtin:heuristic", "--matches", "2", "--duplicate",
-         "--seed", "7", "--param", "target=100", "--replay", str(tmp_path / "out.json")]
+         "--seed", "7", "--param", "target=100", "--replay", str(tmp_path / "out.json"), *GENEROUS]
     )  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0
@@ -38,7 +42,9 @@ def test_play_reports_faults_with_the_bots_log(
     bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = write_bot("sys.stderr.write('about to misbehave\\n')\nserve(lambda m: 'nonsense')\n")
-    code = main(["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1"])
+    code = main(
+        ["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1", *GENEROUS]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "illegal_action×1" in out
@@ -55,7 +61,9 @@ def test_bot_logs_cannot_drive_the_terminal(
         "sys.stderr.write('\\x1b[2J\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;pwned\\x07 hi\\n')\n"
         "serve(lambda m: 'nonsense')\n"
     )
-    code = main(["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1"])
+    code = main(
+        ["play", "bauer", str(bad), *["builtin:random"] * 3, "--param", "start_points=1", *GENEROUS]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "\x1b" not in out and "\x07" not in out
@@ -65,14 +73,18 @@ def test_bot_logs_cannot_drive_the_terminal(
 def test_validate_ok_and_fault(
     bwrap_ok: None, write_bot: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["validate", str(EXAMPLES / "badugi" / "minimal.py"), "--game", "badugi"]) == 0
+    minimal = str(EXAMPLES / "badugi" / "minimal.py")
+    assert main(["validate", minimal, "--game", "badugi", *GENEROUS]) == 0
     assert "OK: no faults" in capsys.readouterr().out
 
-    slow = write_bot("serve(lambda m: time.sleep(5))\n")
-    code = main(["validate", str(slow), "--game", "belote", "--limit", "decision_timeout_ms=200"])
+    slow = write_bot("serve(lambda m: time.sleep(10**6))\n")  # never answers: a sure timeout
+    code = main(
+        ["validate", str(slow), "--game", "belote", *GENEROUS, "--limit", "decision_timeout_ms=200"]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "FAULT in game 0" in out and ": timeout" in out
+    assert "no answer within 200 ms" in out
     assert "hint: answer every act" in out
 
 

@@ -47,6 +47,11 @@ class Case:
 
 PLAY = "serve(lambda m: m['legal'][0])\n"
 
+#: for bots that never answer (they sleep or spin forever): a short decision limit is still a
+#: deterministic timeout, and keeps the table fast. Every other case keeps the generous
+#: TEST_LIMITS, so a slow machine cannot turn its verdict into a timeout (issue 16).
+NEVER_ANSWERS = {"decision_timeout_ms": 400}
+
 #: for the system call probes: ``syscall(name, nr, *args)`` is True if the call succeeded
 SYSCALL = """
 import ctypes, errno
@@ -68,14 +73,17 @@ def refused(*calls):
 
 CASES = [
     Case("infinite_loop", "def act(m):\n    while True: pass\nserve(act)\n", "timeout",
-         message="no answer within 400 ms"),
-    Case("sleep_forever", "serve(lambda m: time.sleep(10**6))\n", "timeout"),
+         limits=NEVER_ANSWERS, message="no answer within 400 ms"),
+    Case("sleep_forever", "serve(lambda m: time.sleep(10**6))\n", "timeout", limits=NEVER_ANSWERS),
     Case("never_ready", "time.sleep(10**6)\n", "timeout",
          limits={"startup_timeout_ms": 500}, message="start-up"),
-    Case("time_bank", "serve(lambda m: (time.sleep(0.15), m['legal'][0])[1])\n", "timeout",
-         limits={"match_time_bank_ms": 400}, message="time bank"),
+    # each decision (0.25 s) is far within the 10 s decision limit: only the 1 s bank can run
+    # out, after at most 5 of seat 0's decisions (it has more: 8 tricks alone), sooner if slow
+    Case("time_bank", "serve(lambda m: (time.sleep(0.25), m['legal'][0])[1])\n", "timeout",
+         limits={"match_time_bank_ms": 1_000}, message="time bank"),
+    # 1 s of CPU takes a few seconds on a loaded machine: the decision limit is far above that
     Case("cpu_limit", "def act(m):\n    while True: pass\nserve(act)\n", "timeout",
-         limits={"cpu_seconds": 1, "decision_timeout_ms": 5_000}, message="CPU time limit"),
+         limits={"cpu_seconds": 1, "decision_timeout_ms": 30_000}, message="CPU time limit"),
     Case(
         "fork_bomb",
         """
@@ -99,15 +107,23 @@ CASES = [
         serve(act)
         """,
         "timeout",
+        limits={"decision_timeout_ms": 2_000},  # it never answers; forking 7 takes milliseconds
         log="forked ",
     ),
+    # a small limit (touching it takes milliseconds) and a decision limit far above that: the
+    # verdict cannot become a timeout on a slow machine (issue 16). Without a working limit the
+    # bot stops at 1 GiB and says so (an illegal action) instead of eating the host's memory.
     Case("memory_hog", """
         def act(m):
             hoard = []
-            while True:
+            for _ in range(64):
                 hoard.append(bytearray(16 * 1024 * 1024))
+                sys.stderr.write(f"hoarded {16 * len(hoard)} MiB\\n")
+            return "ESCAPED:1 GiB without running out of memory"
         serve(act)
-        """, "memory", message="out of memory"),
+        """, "memory", limits={"address_space_bytes": 96 * 1024 * 1024},
+         message="ran out of memory before answering decision 1 (limit 96 MiB)",
+         log="hoarded 16 MiB"),
     Case("huge_line", """
         def act(m):
             sys.stdout.write('{"id": %d, "action": "%s"}\\n' % (m["id"], "x" * 10**6))
@@ -147,7 +163,7 @@ CASES = [
          detail={"signal": "SIGSEGV"}),
     # bubblewrap's init holds the pipe open, so this looks like silence: a timeout
     Case("closes_stdout", "def act(m):\n    os.close(1)\n    time.sleep(10**6)\nserve(act)\n",
-         "timeout"),
+         "timeout", limits=NEVER_ANSWERS),
     Case("ignores_over", """
         import signal
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -271,7 +287,7 @@ CASES = [
                 sys.stdout.flush()
                 time.sleep(0.02)
         serve(act)
-        """, "timeout", message="no answer within 400 ms"),
+        """, "timeout", limits=NEVER_ANSWERS, message="no answer within 400 ms"),
     # the illegal action goes into results and replays (UTF-8 JSON, databases): made printable
     Case("unprintable_action", "serve(lambda m: '\\ud800\\x00\\x1b[2J!')\n", "illegal_action",
          detail={"action": "\\ud800\\x00\\x1b[2J!"}),
@@ -489,8 +505,9 @@ def test_fork_bomb_is_contained(
     bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
 ) -> None:
     """The bomb's own count of successful forks stays within the process limit."""
-    path = write_bot(CASES[[c.name for c in CASES].index("fork_bomb")].body)
-    with SandboxedAgent(path, limits) as bot:
+    case = CASES[[c.name for c in CASES].index("fork_bomb")]
+    path = write_bot(case.body)
+    with SandboxedAgent(path, limits.replace(**case.limits)) as bot:
         bot.start({"game": GAME, "seat": 0, "params": PARAMS})
         with pytest.raises(engine.AgentFault):
             bot.act({}, ["a"])
@@ -534,7 +551,7 @@ def test_parallel_matches_never_share_a_uid(
     path = write_bot(
         "serve(lambda m: m['legal'][0], on_hello=lambda m: sys.stderr.write(f'uid={os.getuid()}'))"
     )
-    together = threading.Barrier(2, timeout=30)
+    together = threading.Barrier(2, timeout=60)  # a match takes seconds, even on a loaded machine
 
     class Held(SandboxedAgent):
         """Seat 0 finishes only when the other match got there too: all 8 bots still run."""
@@ -559,7 +576,7 @@ def test_parallel_matches_never_share_a_uid(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(60)
+        thread.join(90)
     assert sorted(results) == [0, 1]
     assert all(result.faults == [] for result in results.values())
     uids = [log.split("uid=")[1].split()[0] for match in logs.values() for log in match]
