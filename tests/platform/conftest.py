@@ -2,6 +2,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,11 +54,17 @@ def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]
     package cache and temp dir. This process sends tasks through the broker while it runs."""
     prefix = f"itest-{uuid.uuid4().hex[:10]}-"
     workers: list[Worker] = []
+    temps: list[Path] = []
 
     def start(name: str) -> Worker:
         home = tmp_path / name
-        for folder in ("cwd", "media", "package-cache", "tmp"):
+        for folder in ("cwd", "media", "package-cache"):
             (home / folder).mkdir(parents=True)
+        # its temp dir holds the staged bots, which the sandbox uid must reach: pytest's own
+        # tmp_path is private to root, so this one lives in the system's temp folder
+        temp = Path(tempfile.mkdtemp(prefix=f"arena-{name}-"))
+        temp.chmod(0o711)
+        temps.append(temp)
         env = os.environ | {
             "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
             "DJANGO_SETTINGS_MODULE": "arena.settings",
@@ -67,7 +74,7 @@ def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]
             "ARENA_QUEUE_PREFIX": prefix,
             "MEDIA_ROOT": str(home / "media"),
             "ARENA_PACKAGE_CACHE": str(home / "package-cache"),
-            "TMPDIR": str(home / "tmp"),
+            "TMPDIR": str(temp),
             # one host: the sandbox's uid pool is shared by every worker on it
             "ARENA_SANDBOX_LOCKS": str(tmp_path / "uid-locks"),
         }
@@ -98,7 +105,18 @@ def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]
                 except subprocess.TimeoutExpired:
                     worker.process.kill()
                     worker.process.wait()
+        for temp in temps:
+            shutil.rmtree(temp, ignore_errors=True)
         client = redis.Redis.from_url(redis_broker_url)
         for queue in QUEUES:
             name = prefix + queue
             client.delete(name, f"_kombu.binding.{name}", f"_kombu.binding_permanent.{name}")
+
+
+@pytest.fixture
+def held_matches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Keep new matches queued: the ids their run tasks would be sent for are collected instead
+    (inline execution would otherwise play them as soon as they are committed)."""
+    held: list[int] = []
+    monkeypatch.setattr("matches.services._enqueue", held.extend)
+    return held

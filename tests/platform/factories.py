@@ -29,6 +29,17 @@ for line in sys.stdin:
     elif message["type"] == "act":
         print(json.dumps({"id": message["id"], "action": message["legal"][0]}), flush=True)
 """
+SLOW = """\
+import json, random, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        time.sleep(0.03)  # 30 times under the decision limit: slow, never late
+        action = random.choice(message["legal"])
+        print(json.dumps({"id": message["id"], "action": action}), flush=True)
+"""
 CRASHES = """\
 import sys
 sys.stderr.write("Traceback: ZeroDivisionError: my bug is here\\n")

@@ -76,12 +76,10 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_stale_claim_records_nothing(
-    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
-) -> None:
+def test_a_stale_claim_records_nothing(held_matches: list[int]) -> None:
     bots = [active_bot("barbu") for _ in range(4)]
-    with django_capture_on_commit_callbacks():  # not executed: this test runs it by hand
-        match = queued_match("barbu", bots)
+    match = queued_match("barbu", bots)
+    assert held_matches == [match.pk]  # this test plays it by hand
     token = match_claim(match_id=match.pk, worker="w1")
     assert token is not None and match_claim(match_id=match.pk, worker="w2") is None
     seats = list(match.seats.select_related("bot_version__bot__owner").order_by("seat"))
@@ -119,20 +117,17 @@ def test_a_platform_failure_ends_in_error_charged_to_no_bot() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_reaper_requeues_lost_runs_then_gives_up(
-    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
-) -> None:
+def test_the_reaper_requeues_lost_runs_then_gives_up(held_matches: list[int]) -> None:
     bots = [active_bot("badugi") for _ in range(2)]
-    with django_capture_on_commit_callbacks():
-        match = queued_match("badugi", bots)
+    match = queued_match("badugi", bots)
     for attempt in range(1, settings.ARENA_MATCH_MAX_ATTEMPTS + 1):
         assert match_claim(match_id=match.pk, worker=f"lost{attempt}")  # then the worker dies
-        later = timezone.now() + timedelta(days=1)
-        with django_capture_on_commit_callbacks() as sent:
-            counts = matches_reap(now=later)
+        held_matches.clear()
+        counts = matches_reap(now=timezone.now() + timedelta(days=1))
+        sent = list(held_matches)
         match.refresh_from_db()
         if attempt < settings.ARENA_MATCH_MAX_ATTEMPTS:
-            assert counts == {"requeued": 1, "errored": 0} and len(sent) == 1
+            assert counts == {"requeued": 1, "errored": 0} and sent == [match.pk]
             assert match.status == MatchStatus.QUEUED and match.attempts == attempt
         else:
             assert counts == {"requeued": 0, "errored": 1} and not sent

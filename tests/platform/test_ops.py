@@ -57,7 +57,15 @@ def test_task_policy() -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "queue"), [("arena.ops.ping", "default"), ("arena.matches.play", "matches")]
+    ("task", "queue"),
+    [
+        ("arena.ops.ping", "default"),
+        ("arena.bots.validate", "validation"),  # never behind a long tournament
+        ("arena.matches.run", "matches"),
+        ("arena.matches.reap", "default"),
+        ("arena.ratings.apply", "default"),
+        ("arena.tournaments.schedule_ladders", "default"),
+    ],
 )
 def test_task_routes(task: str, queue: str) -> None:
     assert app.amqp.router.route({}, task)["queue"].name == queue

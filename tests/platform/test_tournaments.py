@@ -58,7 +58,7 @@ def test_two_entrant_round_robin_plays_every_pair_each_round(no_run: list) -> No
     bots = [active_bot("bauer") for _ in range(5)]
     tournament = create("bauer", bots, rounds=2)
     matches = Match.objects.filter(tournament=tournament)
-    assert matches.count() == 2 * 10 and len(no_run) == 1  # one on-commit hook queues them all
+    assert matches.count() == 2 * 10
     pairs = Counter(
         frozenset(m.seats.values_list("bot_id", flat=True)) for m in matches
     )
@@ -84,11 +84,10 @@ def test_barbu_tables_and_pinned_versions(no_run: list) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_standings_cross_table_and_completion_by_the_last_record(
-    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+    held_matches: list[int],
 ) -> None:
     a, b, c = (active_bot("badugi") for _ in range(3))
-    with django_capture_on_commit_callbacks():
-        tournament = create("badugi", [a, b, c])
+    tournament = create("badugi", [a, b, c])
     matches = list(tournament.matches.order_by("id"))
     results = {frozenset(m.seats.values_list("bot_id", flat=True)): m for m in matches}
     # a beats b, a and c tie, c beats b (record as if played: the seats' places)
@@ -130,7 +129,7 @@ def test_cancel_stops_queued_matches(no_run: list) -> None:
         tournament_cancel(tournament_id=tournament.pk)
 
 
-@override_settings(ARENA_LADDER_QUEUE_DEPTH=6)
+@override_settings(ARENA_LADDER_QUEUE_DEPTH=3)
 def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list) -> None:
     veterans = [active_bot("barbu") for _ in range(7)]
     ladder = ladder_for_game(game="barbu")
@@ -142,7 +141,7 @@ def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list)
     ladder_apply_ratings(ladder_id=ladder.pk)
     newcomer = active_bot("barbu")
     created = ladder_schedule(ladder=ladder, rng=random.Random(1))
-    assert len(created) == 6
+    assert len(created) == 3
     assert all(m.origin == MatchOrigin.LADDER for m in created)
     plays = Counter(b for m in created for b in set(m.seats.values_list("bot_id", flat=True)))
     assert plays[newcomer.pk] == 2  # the most it may have pending (back-pressure)

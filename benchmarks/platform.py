@@ -1,0 +1,283 @@
+"""Platform benchmark: round robins through Celery + Redis + PostgreSQL with 2 worker processes.
+
+    .venv/bin/python benchmarks/platform.py [--bots 8] [--barbu-rounds 4] [--results 100000]
+
+Needs PostgreSQL and Redis on loopback. It DROPS and recreates the database named by
+``BENCH_DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/arena_bench``) and uses Redis
+database 14 with queues of its own. Prints, for Belote and Barbu round robins of ``--bots`` bots
+(the bundled example bots, duplicate matches, sandboxed):
+
+* matches per minute end to end (tournament created -> its last match recorded) with two
+  worker processes, and the same matches played by the sandbox runner alone in two processes
+  (no database, no broker); their ratio (target >= 0.85);
+* database queries per recorded match (claim, run, record; then the rating task) (target <= 20);
+* the time to recompute a ladder of ``--results`` finished 4-bot matches (target <= 5 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATABASE_URL = os.environ.get(
+    "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_bench"
+)
+BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/14")
+PREFIX = f"bench-{os.getpid()}-"
+os.environ.update(
+    DATABASE_URL=DATABASE_URL, CELERY_BROKER_URL=BROKER_URL, ARENA_EXECUTION="celery",
+    ARENA_QUEUE_PREFIX=PREFIX, DJANGO_SETTINGS_MODULE="arena.settings",
+)  # fmt: skip
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    name = DATABASE_URL.rsplit("/", 1)[1]
+    with psycopg.connect(DATABASE_URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        db.execute(f'CREATE DATABASE "{name}"')
+
+
+recreate_database()
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+import engine  # noqa: E402
+from arena.celery import QUEUES, app  # noqa: E402
+from bots.house import package_bytes  # noqa: E402
+from bots.models import Bot, BotVersion, Package  # noqa: E402
+from matches.models import Match, MatchOrigin, MatchSeat, MatchStatus  # noqa: E402
+from matches.services import MatchSpec, match_run, matches_create  # noqa: E402
+from ratings.services import ladder_apply_ratings, ladder_for_game, ladder_recompute  # noqa: E402
+from sandbox import SandboxedAgent, load_bot  # noqa: E402
+from tournaments.models import Tournament  # noqa: E402
+from tournaments.services import tournament_create  # noqa: E402
+
+PARAMS: dict[str, dict[str, Any]] = {"belote": {}, "barbu": {}}
+
+
+def make_bots(game: str, count: int) -> list[Bot]:
+    """``count`` bots of different owners, cycling over the bundled example bots."""
+    import hashlib
+
+    sources = [ROOT / "examples" / game / "heuristic.py", ROOT / "examples" / game / "minimal.py",
+               ROOT / "examples" / "random"]  # fmt: skip
+    bots = []
+    for i in range(count):
+        data, filename = package_bytes(sources[i % len(sources)])
+        sha = hashlib.sha256(data).hexdigest()
+        Package.objects.get_or_create(sha256=sha, defaults={"data": data, "size": len(data)})
+        owner, _ = User.objects.get_or_create(username=f"bench{i}")
+        bot = Bot.objects.create(owner=owner, name=f"{game}-{i}", game=game)
+        version = BotVersion.objects.create(
+            bot=bot, number=1, package_id=sha, filename=filename, size=len(data), status="active",
+            runtime="python3", entry="bot.py" if filename.endswith(".zip") else filename,
+        )  # fmt: skip
+        bot.current_version = version
+        bot.save()
+        bots.append(bot)
+    return bots
+
+
+def start_workers(count: int, home: Path) -> list[subprocess.Popen[bytes]]:
+    workers = []
+    queues = ",".join(PREFIX + q for q in QUEUES)
+    for i in range(count):
+        env = os.environ | {
+            "PYTHONPATH": f"{ROOT / 'platform'}:{ROOT}",
+            "ARENA_PACKAGE_CACHE": str(home / f"cache{i}"),
+        }
+        log = open(home / f"worker{i}.log", "wb")  # noqa: SIM115
+        workers.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
+             f"--queues={queues}", f"--hostname=bench{i}@%h", "--without-gossip",
+             "--without-mingle", "--loglevel=WARNING"],
+            cwd=ROOT, env=env, stdout=log, stderr=log,
+        ))  # fmt: skip
+    deadline = time.monotonic() + 60
+    while len(app.control.ping(timeout=0.5)) < count:
+        if time.monotonic() > deadline:
+            raise SystemExit("workers did not start; see their logs in " + str(home))
+    return workers
+
+
+def platform_run(game: str, bots: list[Bot], rounds: int) -> tuple[Tournament, float]:
+    started = time.perf_counter()
+    tournament = tournament_create(
+        created_by=bots[0].owner, name=f"bench {game}", game=game,
+        bot_ids=[b.pk for b in bots], params=PARAMS[game], rounds=rounds, seed=7,
+    )  # fmt: skip
+    while Tournament.objects.filter(pk=tournament.pk, status="running").exists():
+        time.sleep(0.05)
+    return tournament, time.perf_counter() - started
+
+
+def _play_alone(job: tuple[str, dict[str, Any], int, bool, list[tuple[str, bytes]]]) -> None:
+    """One match with the sandbox runner alone: packages from files, no database."""
+    game, params, seed, duplicate, seats = job
+    with tempfile.TemporaryDirectory() as folder:
+        packages = {}
+        agents = []
+        for name, data in seats:
+            if name not in packages:
+                path = Path(folder) / name
+                path.write_bytes(data)
+                packages[name] = load_bot(path)
+            agents.append(SandboxedAgent(packages[name]))
+        try:
+            engine.run_match(engine.load_game(game, **params), None, agents, seed,
+                             duplicate=duplicate)  # fmt: skip
+        finally:
+            for agent in agents:
+                agent.close()
+            for package in packages.values():
+                package.close()
+
+
+def runner_alone(tournament: Tournament) -> float:
+    jobs = []
+    for match in tournament.matches.order_by("id"):
+        seats = [
+            (f"{s.bot_version.sha256[:12]}-{s.bot_version.filename}",
+             bytes(s.bot_version.package.data))
+            for s in match.seats.order_by("seat").select_related("bot_version__package")
+        ]  # fmt: skip
+        jobs.append((match.game, match.params, match.seed, match.duplicate, seats))
+    connection.close()  # no database connection crosses the fork
+    started = time.perf_counter()
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_play_alone, jobs))
+    return time.perf_counter() - started
+
+
+def queries_per_match(bots: list[Bot]) -> tuple[int, int, int]:
+    """Queries of one match task (cold and warm package cache) and of its rating task."""
+    counts = []
+    ladder = ladder_for_game(game=bots[0].game)
+    for seed in (1, 2):
+        with transaction.atomic():
+            [match] = matches_create(
+                game=bots[0].game, params={}, duplicate=True, origin=MatchOrigin.CHALLENGE,
+                specs=[MatchSpec(entrants=[b.current_version for b in bots], seed=seed)],  # type: ignore[misc]
+                ladder_id=ladder.pk,
+            )  # fmt: skip
+        with CaptureQueriesContext(connection) as run:
+            assert match_run(match_id=match.pk, worker="bench")
+        counts.append(len(run))
+    with CaptureQueriesContext(connection) as rating:
+        ladder_apply_ratings(ladder_id=ladder.pk)
+    return counts[0], counts[1], len(rating) // 2
+
+
+def recompute_figures(results: int) -> tuple[float, float]:
+    """Seconds to recompute a ladder of ``results`` 4-bot matches: first (orders them), then
+    again (the steady state: every match already has its place in the order)."""
+    import random
+
+    rng = random.Random(1)
+    owner = User.objects.create(username="recompute")
+    bots, versions = [], []
+    package = Package.objects.first()
+    assert package is not None
+    for i in range(64):
+        bot = Bot.objects.create(owner=owner, name=f"r{i}", game="bauer")
+        version = BotVersion.objects.create(bot=bot, number=1, package=package, filename="b.py",
+                                            runtime="python3", entry="b.py", size=1,
+                                            status="active")  # fmt: skip
+        bots.append(bot)
+        versions.append(version)
+    ladder = ladder_for_game(game="bauer")  # an otherwise empty ladder
+    now = timezone.now()
+    made = 0
+    while made < results:
+        batch = min(5_000, results - made)
+        matches = Match.objects.bulk_create(
+            Match(game="bauer", seed=made + i, origin=MatchOrigin.LADDER, ladder=ladder,
+                  status=MatchStatus.FINISHED, finished_at=now)  # fmt: skip
+            for i in range(batch)
+        )
+        seats = []
+        for match in matches:
+            table = rng.sample(range(64), 4)
+            places = rng.sample([1, 2, 3, 4], 4)
+            for seat, (b, place) in enumerate(zip(table, places, strict=True)):
+                seats.append(
+                    MatchSeat(match=match, seat=seat, bot=bots[b], bot_version=versions[b],
+                              score=0.0, place=place)  # fmt: skip
+                )
+        MatchSeat.objects.bulk_create(seats, batch_size=5_000)
+        made += batch
+    started = time.perf_counter()
+    ladder_recompute(ladder_id=ladder.pk)
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    ladder_recompute(ladder_id=ladder.pk)
+    return first, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--belote-rounds", type=int, default=1)
+    parser.add_argument("--barbu-rounds", type=int, default=4)
+    parser.add_argument("--results", type=int, default=100_000)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    home = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    workers = start_workers(2, home)
+    fields: dict[str, list[Bot]] = {}
+    try:
+        print(f"{'round robin':<22} {'matches':>7} {'platform/min':>12} {'runner/min':>10} "
+              f"{'ratio':>6}")  # fmt: skip
+        for game, rounds in (("belote", args.belote_rounds), ("barbu", args.barbu_rounds)):
+            fields[game] = bots = make_bots(game, args.bots)
+            tournament, platform_s = platform_run(game, bots, rounds)
+            total = tournament.matches.count()
+            failed = tournament.matches.exclude(status="finished").count()
+            alone_s = runner_alone(tournament)
+            per_min = total / platform_s * 60
+            alone_per_min = total / alone_s * 60
+            label = f"{game} {args.bots} bots x{rounds}"
+            print(f"{label:<22} {total:>7} {per_min:>12.1f} {alone_per_min:>10.1f} "
+                  f"{per_min / alone_per_min:>6.2f}" + (f"  ({failed} failed)" if failed else ""))
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(timeout=60)
+        import redis
+
+        client = redis.Redis.from_url(BROKER_URL)
+        for queue in QUEUES:
+            client.delete(PREFIX + queue)
+    for game in ("belote", "barbu"):
+        table = fields[game][: engine.load_game(game).num_players]
+        if game == "belote":
+            table = table[:2]
+        cold, warm, rating = queries_per_match(table)
+        print(f"queries per recorded {game} match: {warm} (first run of a package: {cold}) "
+              f"+ {rating} in the rating task (target <= 20)")
+    first, again = recompute_figures(args.results)
+    print(f"recompute a ladder of {args.results:,} 4-bot results: {again:.2f} s "
+          f"(first ordering run {first:.2f} s; target <= 5 s)")
+
+
+if __name__ == "__main__":
+    main()
