@@ -31,6 +31,7 @@ from .bwrap import (
     PRLIMIT,
     SANDBOX_ENV,
     SandboxUnavailable,
+    as_user_argv,
     bwrap_argv,
     canary,
     check_bwrap,
@@ -246,10 +247,9 @@ class SandboxedAgent(Agent):
                 env, cwd = {}, "/"
             slot = self._res.slot
             return BotProcess(
-                command,
+                as_user_argv(slot.uid if slot is not None else None) + command,
                 cwd=cwd,
                 env=env,
-                uid=slot.uid if slot is not None else None,
                 max_line_bytes=self.limits.max_line_bytes,
                 max_output_bytes=self.limits.max_output_bytes,
                 max_stderr_bytes=self.limits.max_stderr_bytes,

@@ -59,6 +59,7 @@ from .limits import Limits
 from .runtimes import BOT_MOUNT, ResolvedRuntime
 
 PRLIMIT = "/usr/bin/prlimit"
+SETPRIV = "/usr/bin/setpriv"
 SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
 _MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 
@@ -87,12 +88,7 @@ def check_bwrap(uid: int | None) -> None:
         "--die-with-parent", "--ro-bind", "/", "/", "--", PRLIMIT, "--nproc=4", "--", "true",
     ]  # fmt: skip
     try:
-        done = subprocess.run(
-            argv,
-            capture_output=True,
-            timeout=10,
-            **_as_user(uid),  # type: ignore[call-overload]
-        )
+        done = subprocess.run(as_user_argv(uid) + argv, capture_output=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise SandboxUnavailable(f"cannot run bubblewrap: {err}") from None
     if done.returncode != 0:
@@ -104,10 +100,19 @@ def check_bwrap(uid: int | None) -> None:
         )
 
 
-def _as_user(uid: int | None) -> dict[str, object]:
+def as_user_argv(uid: int | None) -> list[str]:
+    """The prefix that runs a command as ``uid`` (and its group, no supplementary groups).
+
+    ``setpriv`` (util-linux) changes the ids and then executes the command in the same process,
+    so bubblewrap keeps the worker as its parent (``--die-with-parent``). Letting ``Popen``
+    switch the uid instead would make it fork the whole worker, copying its page tables, where
+    it can otherwise use vfork: 5-15 ms more per bot start in a 100-300 MB Celery worker.
+    """
     if uid is None:
-        return {}
-    return {"user": uid, "group": uid, "extra_groups": []}
+        return []
+    if not os.path.exists(SETPRIV):
+        raise SandboxUnavailable(f"{SETPRIV} (util-linux) is missing; it drops to the bot's uid")
+    return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
 
 
 @functools.cache
@@ -285,12 +290,11 @@ def canary(runtime: ResolvedRuntime, bot_root: Path, limits: Limits, uid: int | 
         return f"cannot pass the seccomp filter: {err}"
     try:
         done = subprocess.run(
-            bwrap_argv(runtime, bot_root, command, limits, seccomp_fd),
+            as_user_argv(uid) + bwrap_argv(runtime, bot_root, command, limits, seccomp_fd),
             capture_output=True,
             timeout=10,
             env={},
             pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-            **_as_user(uid),  # type: ignore[call-overload]
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"cannot run bubblewrap: {err}"

@@ -76,7 +76,6 @@ class BotProcess:
         *,
         cwd: str | None,
         env: dict[str, str] | None,
-        uid: int | None,
         max_line_bytes: int,
         max_output_bytes: int,
         max_stderr_bytes: int,
@@ -98,9 +97,6 @@ class BotProcess:
             cwd=cwd,
             env=env,
             process_group=0,  # kill() signals the group: bubblewrap, or the bot and its children
-            user=uid,  # set in the child by _posixsubprocess (C), no preexec_fn
-            group=uid,
-            extra_groups=[] if uid is not None else None,
         )
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self.pid = self._proc.pid

@@ -35,9 +35,11 @@ fi
 # one round-robin tournament per game runs through the platform: matches recorded with their
 # replays, standings printed, ratings on each game's ladder.
 $python manage.py load_house_bots
-for game in belote bauer barbu badugi; do
-    say "tournament: $game, the house bots, duplicate deals"
-    $python manage.py run_tournament --game "$game" --house --seed 1 --wait 900
+for game_rounds in belote:2 bauer:2 barbu:6 badugi:1; do
+    game=${game_rounds%:*}
+    rounds=${game_rounds#*:}
+    say "tournament: $game, the house bots, $rounds round(s) of duplicate matches"
+    $python manage.py run_tournament --game "$game" --house --rounds "$rounds" --seed 1 --wait 900
 done
 
 say "serving http://${ARENA_ADDRESS:-127.0.0.1:8000}/ (admin at /admin/); Ctrl-C stops"

@@ -8,11 +8,10 @@ otherwise bots rank by place, and equal places are ties.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SeatResult:
+class SeatResult(NamedTuple):  # named tuples: a ladder recomputation builds 100,000s of these
     bot: int
     version: int
     score: float
@@ -20,8 +19,7 @@ class SeatResult:
     faulted: bool
 
 
-@dataclass(frozen=True)
-class BotResult:
+class BotResult(NamedTuple):
     bot: int
     version: int
     score: float  # the bot's score in the match (a team's seats share theirs)
@@ -29,9 +27,9 @@ class BotResult:
     faults: int  # seats with a fault
 
     @property
-    def rank(self) -> tuple[int, int]:
+    def rank(self) -> int:
         """Lower is better: faulted bots after all others, then by place."""
-        return (1 if self.faults else 0, self.place)
+        return self.place + (1_000_000 if self.faults else 0)
 
 
 def bot_results(seats: Iterable[SeatResult]) -> list[BotResult]:

@@ -12,9 +12,11 @@ def run_match_task(self: Task[[int], None], match_id: int) -> None:
 
 @shared_task(name="arena.matches.reap")
 def reap_task() -> None:
-    """Periodic: recover matches and validations whose worker was lost."""
+    """Periodic: recover matches, validations and ratings whose worker or message was lost."""
     from bots.services import botversions_reap
     from matches.services import matches_reap
+    from ratings.services import ladders_rate_overdue
 
     matches_reap()
     botversions_reap()
+    ladders_rate_overdue()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from matches.results import BotResult
 
@@ -37,8 +38,7 @@ class BotRating:
     version_games: int  # games of that version
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     bot: int
     version: int
     before: float
@@ -64,8 +64,11 @@ def rate_match(
     config: EloConfig = DEFAULT_CONFIG,
 ) -> list[Change]:
     """Rate one match: updates ``ratings`` (bot id -> rating) in place, returns the changes in
-    the order of ``results``. Deltas are computed from the ratings before the match."""
-    if len(results) < 2:
+    the order of ``results``. Deltas are computed from the ratings before the match.
+
+    Written for speed (a recomputation rates 100,000s of matches): plain lists, one pass."""
+    n = len(results)
+    if n < 2:
         return []
     states: list[BotRating] = []
     for r in results:
@@ -75,22 +78,24 @@ def rate_match(
         elif r.version > state.version:  # a new version: same rating, provisional again
             state.version, state.version_games = r.version, 0
         states.append(state)
-    ks = [k_factor(s, r.version, config) for s, r in zip(states, results, strict=True)]
-    weight = 1.0 / (len(results) - 1)
-    deltas = [0.0] * len(results)
-    for i in range(len(results)):
-        for j in range(i + 1, len(results)):
-            a, b = results[i].rank, results[j].rank
-            score = 1.0 if a < b else 0.5 if a == b else 0.0
-            e = expected(states[i].rating, states[j].rating)
-            deltas[i] += ks[i] * weight * (score - e)
-            deltas[j] += ks[j] * weight * (e - score)
+    weight = 1.0 / (n - 1)
+    ks = [k_factor(s, r.version, config) * weight for s, r in zip(states, results, strict=True)]
+    ranks = [r.rank for r in results]
+    before = [s.rating for s in states]
+    deltas = [0.0] * n
+    for i in range(n - 1):
+        rank_i, rating_i, k_i = ranks[i], before[i], ks[i]
+        for j in range(i + 1, n):
+            rank_j = ranks[j]
+            score = 1.0 if rank_i < rank_j else 0.5 if rank_i == rank_j else 0.0
+            e = 1.0 / (1.0 + 10.0 ** ((before[j] - rating_i) / 400.0))  # expected(i, j)
+            deltas[i] += k_i * (score - e)
+            deltas[j] += ks[j] * (e - score)
     changes: list[Change] = []
-    for state, result, delta in zip(states, results, deltas, strict=True):
-        before = state.rating
-        state.rating = before + delta
+    for state, result, old, delta in zip(states, results, before, deltas, strict=True):
+        state.rating = old + delta
         state.games += 1
         if result.version == state.version:
             state.version_games += 1
-        changes.append(Change(result.bot, result.version, before, state.rating))
+        changes.append(Change(result.bot, result.version, old, state.rating))
     return changes

@@ -26,6 +26,19 @@ class Ladder(models.Model):
         return f"{self.game} ladder"
 
 
+class RatingRequest(models.Model):
+    """Whether a rating task for the ladder is queued, so that recorded matches need not queue
+    more. Kept off the ladder row, which the rating task holds locked while it works: recording
+    a match never waits for a rating task."""
+
+    ladder = models.OneToOneField(Ladder, on_delete=models.CASCADE, primary_key=True,
+                                  related_name="rating_request")  # fmt: skip
+    requested = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"{self.ladder}: {'requested' if self.requested else 'idle'}"
+
+
 class Rating(models.Model):
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="ratings")
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
@@ -44,12 +57,19 @@ class Rating(models.Model):
 
 
 class RatingChange(models.Model):
-    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="changes")
+    """Append-only while live; a recomputation rewrites a ladder's rows in bulk, so the table
+    carries only the indexes its reads need (single-column foreign-key indexes are covered by
+    the composite ones, or, for versions, never looked up)."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="changes",
+                               db_index=False)  # fmt: skip
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE,
-                              related_name="rating_changes")  # fmt: skip
+                              related_name="rating_changes", db_index=False)  # fmt: skip
     seq = models.BigIntegerField(help_text="the match's place in the ladder's rating order")
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes")
-    bot_version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes",
+                            db_index=False)  # fmt: skip
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+",
+                                    db_index=False)  # fmt: skip
     before = models.FloatField()
     after = models.FloatField()
 
@@ -57,7 +77,10 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "bot"], name="rating_change_unique")
         ]
-        indexes = [models.Index(fields=["bot", "seq"], name="rating_change_history")]
+        indexes = [
+            models.Index(fields=["bot", "seq"], name="rating_change_history"),
+            models.Index(fields=["ladder", "seq"], name="rating_change_order"),
+        ]
         ordering = ["ladder", "seq", "bot"]
 
     def __str__(self) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -19,7 +21,7 @@ import engine
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.results import BotResult, SeatResult, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
-from ratings.models import Ladder, Rating, RatingChange
+from ratings.models import Ladder, Rating, RatingChange, RatingRequest
 
 BATCH = 500
 
@@ -27,7 +29,9 @@ BATCH = 500
 def ladder_for_game(*, game: str) -> Ladder:
     if game not in engine.available_games():
         raise ValueError(f"unknown game {game!r}")
-    ladder, _ = Ladder.objects.get_or_create(game=game)
+    ladder, created = Ladder.objects.get_or_create(game=game)
+    if created:
+        RatingRequest.objects.get_or_create(ladder=ladder)
     return ladder
 
 
@@ -37,10 +41,31 @@ def ladders_ensure() -> list[Ladder]:
 
 
 def ladder_rate_soon(*, ladder_id: int) -> None:
-    """Queue the ladder's rating task once the current transaction commits."""
+    """Once the current transaction commits, make sure a rating task for the ladder is queued.
+
+    Matches finish faster than one task each could rate them usefully, so a task is queued only
+    if none is (compare-and-swap on ``RatingRequest.requested``), and with a short delay that
+    lets it take the matches finishing meanwhile. The task clears the flag (committed) before it
+    reads the unrated matches: a match committed after that read finds the flag clear and
+    queues the next task.
+    """
+    transaction.on_commit(lambda: _request_rating(ladder_id))
+
+
+RATING_DELAY_S = 1.0
+
+
+def _request_rating(ladder_id: int) -> None:
     from ratings.tasks import apply_ratings_task
 
-    transaction.on_commit(lambda: apply_ratings_task.delay(ladder_id))
+    requests = RatingRequest.objects.filter(ladder_id=ladder_id)
+    if requests.filter(requested=False).update(requested=True):
+        apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
+    elif not requests.exists():  # a ladder made before its request row (fixtures, the admin)
+        _, created = RatingRequest.objects.get_or_create(ladder_id=ladder_id,
+                                                         defaults={"requested": True})  # fmt: skip
+        if created:
+            apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
 
 
 def _results_by_match(match_ids: Sequence[int]) -> dict[int, list[BotResult]]:
@@ -50,14 +75,31 @@ def _results_by_match(match_ids: Sequence[int]) -> dict[int, list[BotResult]]:
         .order_by("match_id", "seat")
         .values_list("match_id", "bot_id", "bot_version_id", "score", "place", "fault")
     )
-    for match_id, bot, version, score, place, fault in rows.iterator(chunk_size=10_000):
+    for match_id, bot, version, score, place, fault in rows:
         seats[match_id].append(SeatResult(bot, version, score or 0.0, place or 0, bool(fault)))
     return {match_id: bot_results(s) for match_id, s in seats.items()}
+
+
+def ladders_rate_overdue(*, older_than: timedelta = timedelta(minutes=1)) -> list[int]:
+    """Queue a rating task for every ladder with matches left unrated for a while (a rating
+    message lost with a broker restart); the ids of those ladders."""
+    from ratings.tasks import apply_ratings_task
+
+    overdue = list(
+        Match.objects.filter(
+            status=MatchStatus.FINISHED, rated_at__isnull=True, ladder__isnull=False,
+            finished_at__lt=timezone.now() - older_than,
+        ).values_list("ladder_id", flat=True).distinct()
+    )  # fmt: skip
+    for ladder_id in overdue:
+        apply_ratings_task.delay(ladder_id)
+    return overdue
 
 
 def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> int:
     """Rate every finished, unrated match of the ladder; how many were rated."""
     total = 0
+    RatingRequest.objects.filter(ladder_id=ladder_id, requested=True).update(requested=False)
     while True:
         with transaction.atomic():
             ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
@@ -92,43 +134,108 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
         total += len(match_ids)
 
 
-def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> int:
+@dataclass(frozen=True)
+class Recomputed:
+    matches: int  # rated, in order
+    rewritten: int  # history rows that differed from the recomputation (0: it agreed)
+
+
+def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> Recomputed:
     """Rebuild the ladder's ratings and history from its recorded results; matches rated so far
-    keep their order, and any finished but unrated ones follow. How many matches were rated."""
+    keep their order, and any finished but unrated ones follow in ``(finished_at, id)`` order.
+
+    Only history rows that differ from the recomputation are rewritten: a ladder holds 100,000s
+    of results and, when the live ladder was right, the rewrite is empty (deleting and inserting
+    every row instead would also leave as many dead rows behind)."""
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        finished = Match.objects.filter(ladder_id=ladder_id, status=MatchStatus.FINISHED)
-        rated = list(
-            finished.filter(rating_seq__isnull=False)
-            .order_by("rating_seq")
-            .values_list("id", flat=True)
-        )
-        unrated = list(
-            finished.filter(rating_seq__isnull=True)
-            .order_by("finished_at", "id")
-            .values_list("id", flat=True)
-        )
-        order = rated + unrated
-        results = _results_by_match(order)
+        _order_unrated(ladder)
         states: dict[int, BotRating] = {}
         changes: list[tuple[int, int, Change]] = []
-        for seq, match_id in enumerate(order, start=1):
-            for change in rate_match(states, results.get(match_id, []), config):
+        count = 0
+        for match_id, seq, results in _rated_results(ladder.pk):
+            count += 1
+            for change in rate_match(states, results, config):
                 changes.append((match_id, seq, change))
-        RatingChange.objects.filter(ladder=ladder).delete()
+        rewritten = _rewrite_history(ladder.pk, changes)
         Rating.objects.filter(ladder=ladder).delete()
-        _insert_changes(ladder.pk, changes)
         _save_ratings(ladder, states, {})
-        now = timezone.now()
-        Match.objects.bulk_update(
-            [Match(pk=m, rated_at=now, rating_seq=seq) for seq, m in
-             enumerate(order, start=1) if seq > len(rated)],  # fmt: skip
-            ["rated_at", "rating_seq"],
-            batch_size=5_000,
-        )
-        ladder.rated_count = len(order)
+        ladder.rated_count = count
         ladder.save(update_fields=["rated_count"])
-    return len(order)
+    return Recomputed(count, rewritten)
+
+
+def _rewrite_history(ladder_id: int, changes: list[tuple[int, int, Change]]) -> int:
+    """Make the ladder's stored history equal ``changes``; how many rows were written."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT id, match_id, bot_id, seq, bot_version_id, before, after
+                FROM {RatingChange._meta.db_table} WHERE ladder_id = %s""",
+            [ladder_id],
+        )
+        stored = {
+            (match, bot): (pk, (seq, version, before, after))
+            for pk, match, bot, seq, version, before, after in cursor.fetchall()
+        }
+    missing: list[tuple[int, int, Change]] = []
+    stale: list[int] = []
+    for match_id, seq, c in changes:
+        old = stored.pop((match_id, c.bot), None)
+        if old is None or old[1] != (seq, c.version, c.before, c.after):
+            missing.append((match_id, seq, c))
+            if old is not None:
+                stale.append(old[0])
+    stale.extend(pk for pk, _ in stored.values())
+    for start in range(0, len(stale), 10_000):
+        RatingChange.objects.filter(pk__in=stale[start : start + 10_000]).delete()
+    _insert_changes(ladder_id, missing)
+    return len(missing) + len(stored)
+
+
+def _order_unrated(ladder: Ladder) -> None:
+    """Give the finished, unrated matches of the ladder the next places in its rating order, in
+    one statement."""
+    table = Match._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {table} SET rating_seq = ordered.seq, rated_at = %s
+                FROM (SELECT id, %s + ROW_NUMBER() OVER (ORDER BY finished_at, id) AS seq
+                      FROM {table}
+                      WHERE ladder_id = %s AND status = %s AND rating_seq IS NULL) AS ordered
+                WHERE {table}.id = ordered.id""",
+            [timezone.now(), ladder.rated_count, ladder.pk, MatchStatus.FINISHED],
+        )
+
+
+def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, list[BotResult]]]:
+    """``(match id, rating_seq, bot results)`` of the ladder's rated matches, in rating order."""
+    match_table, seat_table = Match._meta.db_table, MatchSeat._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT s.match_id, m.rating_seq, s.bot_id, s.bot_version_id, s.place, s.fault
+                FROM {seat_table} s JOIN {match_table} m ON m.id = s.match_id
+                WHERE m.ladder_id = %s AND m.status = %s AND m.rating_seq IS NOT NULL
+                ORDER BY m.rating_seq, s.seat""",
+            [ladder_id, MatchStatus.FINISHED],
+        )
+        current, seq = None, 0
+        seats: list[tuple[int, int, int, str]] = []
+        for match_id, match_seq, bot, version, place, fault in cursor.fetchall():
+            if match_id != current:
+                if current is not None:
+                    yield current, seq, _merged(seats)
+                current, seq, seats = match_id, match_seq, []
+            seats.append((bot, version, place or 0, fault))
+        if current is not None:
+            yield current, seq, _merged(seats)
+
+
+def _merged(seats: list[tuple[int, int, int, str]]) -> list[BotResult]:
+    """``bot_results`` of ``(bot, version, place, fault)`` rows, with a shortcut for the usual
+    case of one seat per bot."""
+    if len({bot for bot, _, _, _ in seats}) < len(seats):
+        return bot_results(SeatResult(b, v, 0.0, p, bool(f)) for b, v, p, f in seats)
+    return [BotResult(b, v, 0.0, p, 1 if f else 0) for b, v, p, f in seats]
 
 
 def _insert_changes(ladder_id: int, changes: Iterable[tuple[int, int, Change]]) -> None:
@@ -142,8 +249,13 @@ def _insert_changes(ladder_id: int, changes: Iterable[tuple[int, int, Change]]) 
         with connection.cursor() as cursor:
             raw: Any = cursor.cursor  # the psycopg cursor under Django's wrapper
             with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+                # COPY's text format; repr() writes a float exactly (the row's own formatting
+                # per value is several times slower)
+                lines = [
+                    f"{ladder}\t{match}\t{seq}\t{bot}\t{version}\t{before!r}\t{after!r}\n"
+                    for ladder, match, seq, bot, version, before, after in rows
+                ]
+                copy.write("".join(lines))
         return
     RatingChange.objects.bulk_create(
         (RatingChange(**dict(zip(columns, row, strict=True))) for row in rows), batch_size=2_000

@@ -132,7 +132,7 @@ def test_uploads_validate_and_a_round_robin_plays_on_a_worker(start_worker: Star
     assert sorted(Rating.objects.values_list("games", flat=True)) == [4, 4, 4]
     assert RatingChange.objects.count() == 12
     live = list(Rating.objects.order_by("bot_id").values_list("bot_id", "rating"))
-    ladder_recompute(ladder_id=ladder.pk)
+    assert ladder_recompute(ladder_id=ladder.pk).rewritten == 0
     assert list(Rating.objects.order_by("bot_id").values_list("bot_id", "rating")) == live
 
     # a message delivered twice: the second delivery finds the match finished and does nothing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -11,7 +12,12 @@ from matches.models import Match
 from matches.results import BotResult, SeatResult, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, EloConfig, expected, rate_match
 from ratings.models import Rating, RatingChange
-from ratings.services import ladder_apply_ratings, ladder_for_game, ladder_recompute
+from ratings.services import (
+    Recomputed,
+    ladder_apply_ratings,
+    ladder_for_game,
+    ladder_recompute,
+)
 from tests.platform.factories import active_bot, add_version, finished_match
 
 EQUAL_K = EloConfig(k=20.0, k_provisional=20.0)
@@ -141,7 +147,51 @@ def test_recompute_from_scratch_equals_the_live_ladder() -> None:
 
     live = snapshot()
     assert len(live[1]) == 40 * 4
-    assert ladder_recompute(ladder_id=ladder.pk) == 40
-    assert snapshot() == live  # identical floats, not approximately equal
-    call_command("recompute_ratings", "--game", "barbu", stdout=open("/dev/null", "w"))
+    assert ladder_recompute(ladder_id=ladder.pk) == Recomputed(40, 0)  # it agrees, exactly
     assert snapshot() == live
+    # damaged rows are repaired; from nothing, everything is rebuilt identically
+    RatingChange.objects.filter(pk=RatingChange.objects.order_by("-seq").first().pk).update(  # type: ignore[union-attr]
+        after=0.0
+    )
+    Rating.objects.update(rating=1.0)
+    assert ladder_recompute(ladder_id=ladder.pk) == Recomputed(40, 1)
+    assert snapshot() == live
+    RatingChange.objects.all().delete()
+    Rating.objects.all().delete()
+    out = StringIO()
+    call_command("recompute_ratings", "--game", "barbu", stdout=out)
+    assert "40 matches rated again" in out.getvalue() and "160 rows rewritten" in out.getvalue()
+    assert snapshot() == live  # identical floats, not approximately equal
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_rating_task_is_queued_while_one_is_pending(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ratings import services
+    from ratings.tasks import apply_ratings_task
+
+    sent: list[int] = []
+    monkeypatch.setattr(apply_ratings_task, "apply_async", lambda args, **_: sent.extend(args))
+    ladder = ladder_for_game(game="belote")
+    for _ in range(3):  # three matches recorded while no task has run yet
+        services.ladder_rate_soon(ladder_id=ladder.pk)
+    assert sent == [ladder.pk]
+    a, b = active_bot("belote"), active_bot("belote")
+    finished_match("belote", [a.current_version, b.current_version], [1, 2])  # type: ignore[list-item]
+    assert ladder_apply_ratings(ladder_id=ladder.pk) == 1  # the task clears the request
+    services.ladder_rate_soon(ladder_id=ladder.pk)
+    assert sent == [ladder.pk, ladder.pk]
+
+
+@pytest.mark.django_db
+def test_ladders_with_overdue_unrated_matches_get_a_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ratings.services import ladders_rate_overdue
+    from ratings.tasks import apply_ratings_task
+
+    sent: list[int] = []
+    monkeypatch.setattr(apply_ratings_task, "delay", sent.append)
+    a, b = active_bot("bauer"), active_bot("bauer")
+    finished_match("bauer", [a.current_version, b.current_version], [1, 2])  # type: ignore[list-item]
+    assert ladders_rate_overdue() == [] and sent == []  # just finished: its task may be coming
+    finished_match("bauer", [a.current_version, b.current_version], [2, 1], minutes_ago=5)  # type: ignore[list-item]
+    ladder = ladder_for_game(game="bauer")
+    assert ladders_rate_overdue() == [ladder.pk] and sent == [ladder.pk]

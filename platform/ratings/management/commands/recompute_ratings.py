@@ -18,6 +18,9 @@ class Command(BaseCommand):
             ladders = ladders.filter(game__in=game)
         for ladder in ladders:
             started = time.perf_counter()
-            count = ladder_recompute(ladder_id=ladder.pk)
+            done = ladder_recompute(ladder_id=ladder.pk)
             elapsed = time.perf_counter() - started
-            self.stdout.write(f"{ladder}: {count} matches rated again in {elapsed:.2f} s")
+            agreed = "it agreed" if not done.rewritten else f"{done.rewritten} rows rewritten"
+            self.stdout.write(
+                f"{ladder}: {done.matches} matches rated again in {elapsed:.2f} s; {agreed}"
+            )
