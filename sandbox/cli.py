@@ -180,7 +180,7 @@ def cmd_transcript(args: argparse.Namespace) -> int:
     if not 0 <= args.seat < game.num_players:
         raise UsageError(f"--seat must be 0..{game.num_players - 1} for {game.name}")
     lines = transcript(
-        game.name, _params(args.param), seat=args.seat, seed=args.seed, shown=args.decisions
+        game.name, parse_params(args.param), seat=args.seat, seed=args.seed, shown=args.decisions
     )
     print("\n".join(lines))
     return 0
@@ -239,7 +239,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    params = {**SMOKE_PARAMS.get(args.game, {}), **_params(args.param)}
+    params = {**SMOKE_PARAMS.get(args.game, {}), **parse_params(args.param)}
     game = _game(args.game, [f"{k}={json.dumps(v)}" for k, v in params.items()])
     limits = _limits(args.limit)
     _pin(args.pin_cpu)
@@ -286,10 +286,11 @@ def _game(name: str, raw_params: list[str]) -> engine.Game:
         raise UsageError(
             f"unknown game {name!r} (available: {', '.join(engine.available_games())})"
         )
-    return engine.load_game(name, **_params(raw_params))
+    return engine.load_game(name, **parse_params(raw_params))
 
 
-def _params(raw: list[str]) -> dict[str, Any]:
+def parse_params(raw: list[str]) -> dict[str, Any]:
+    """``["mode=geronimo", "doubling=true"]`` -> rule options: JSON values, else the bare word."""
     params: dict[str, Any] = {}
     for item in raw:
         key, sep, value = item.partition("=")

@@ -149,3 +149,20 @@ def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list)
     assert ladder_schedule(ladder=ladder, rng=random.Random(2)) == []  # the queue is full
     Match.objects.filter(pk=created[0].pk).update(status=MatchStatus.FINISHED)
     assert len(ladder_schedule(ladder=ladder, rng=random.Random(3))) == 1
+
+
+def test_the_run_tournament_command_creates_and_reports(no_run: list) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    bots = [active_bot("barbu") for _ in range(4)]
+    out = StringIO()
+    ids = [arg for b in bots for arg in ("--bot", str(b.pk))]
+    call_command("run_tournament", "--game", "barbu", *ids, "--param", "mode=geronimo",
+                 "--by", bots[0].owner.username, stdout=out)  # fmt: skip
+    text = out.getvalue()
+    assert "running: 0/1 matches done" in text and str(bots[0]) in text
+    assert Match.objects.get().params["mode"] == "geronimo"
+    with pytest.raises(CommandError, match="expected NAME=VALUE"):
+        call_command("run_tournament", "--game", "barbu", *ids, "--param", "geronimo")

@@ -1,4 +1,3 @@
-import json
 import time
 from typing import Any
 
@@ -8,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from arena.errors import ApplicationError
 from bots.house import HOUSE_USERNAME, house_user
 from bots.models import Bot, BotVersionStatus
+from sandbox.cli import UsageError, parse_params
 from tournaments.models import Tournament, TournamentStatus
 from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
 from tournaments.services import tournament_create
@@ -48,15 +48,10 @@ class Command(BaseCommand):
             )  # fmt: skip
         else:
             bot_ids = opts["bot"]
-        params = {}
-        for item in opts["param"]:
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise CommandError(f"--param {item!r}: expected NAME=JSON")
-            try:
-                params[key] = json.loads(value)
-            except json.JSONDecodeError:
-                params[key] = value  # a bare word, e.g. mode=geronimo
+        try:
+            params = parse_params(opts["param"])
+        except UsageError as err:
+            raise CommandError(str(err)) from None
         try:
             tournament = tournament_create(
                 created_by=creator, name=opts["name"] or f"{game} round robin", game=game,
