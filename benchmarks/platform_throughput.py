@@ -234,6 +234,7 @@ def main() -> None:
     parser.add_argument("--barbu-rounds", type=int, default=4)
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, medians printed")
+    parser.add_argument("--games", default="belote,barbu", help="round robins to run")
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     home = Path(tempfile.mkdtemp(prefix="arena-bench-"))
@@ -243,7 +244,9 @@ def main() -> None:
         print(f"medians of {args.repeat} runs; platform and runner matches per minute")
         print(f"{'round robin':<22} {'matches':>7} {'platform/min':>12} {'runner/min':>10} "
               f"{'ratio':>6}")  # fmt: skip
-        for game, rounds in (("belote", args.belote_rounds), ("barbu", args.barbu_rounds)):
+        rounds_of = {"belote": args.belote_rounds, "barbu": args.barbu_rounds}
+        for game in args.games.split(","):
+            rounds = rounds_of[game]
             fields[game] = bots = make_bots(game, args.bots)
             platform_rates, alone_rates, failed = [], [], 0
             for _ in range(args.repeat):  # alternating, so drifting machine load hits both
@@ -267,7 +270,7 @@ def main() -> None:
         for queue in QUEUES:
             client.delete(PREFIX + queue)
     settings.ARENA_PACKAGE_CACHE = home / "cache-here"  # cold for the first match below
-    for game in ("belote", "barbu"):
+    for game in fields:
         table = fields[game][: engine.load_game(game).num_players]
         if game == "belote":
             table = table[:2]

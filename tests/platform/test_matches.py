@@ -88,12 +88,12 @@ def test_a_stale_claim_records_nothing(held_matches: list[int]) -> None:
         seats=[SeatBot(str(s.bot_version), s.bot_version.sha256, s.bot_version.filename)
                for s in seats],
     )  # fmt: skip
-    assert not match_record_result(match_id=match.pk, token=uuid.uuid4(), played=played,
+    assert not match_record_result(match=match, token=uuid.uuid4(), played=played,
                                    seats=seats)  # fmt: skip
     match.refresh_from_db()
     assert match.status == MatchStatus.RUNNING and not hasattr(match, "replay")
-    assert match_record_result(match_id=match.pk, token=token, played=played, seats=seats)
-    assert not match_record_result(match_id=match.pk, token=token, played=played, seats=seats)
+    assert match_record_result(match=match, token=token, played=played, seats=seats)
+    assert not match_record_result(match=match, token=token, played=played, seats=seats)
     assert RatingChange.objects.filter(match=match).count() == 4
 
 
