@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 
@@ -50,10 +50,16 @@ def bot_create(*, owner: User, name: str, game: str) -> Bot:
             code="unknown_game",
             field="game",
         )
+    duplicate = ApplicationError(
+        f"you already have a bot named {name!r}", code="duplicate_name", field="name"
+    )
     if Bot.objects.filter(owner=owner, name=name).exists():
-        raise ApplicationError(f"you already have a bot named {name!r}", code="duplicate_name",
-                               field="name")  # fmt: skip
-    return Bot.objects.create(owner=owner, name=name, game=game)
+        raise duplicate
+    try:
+        with transaction.atomic():  # a concurrent request may have taken the name meanwhile
+            return Bot.objects.create(owner=owner, name=name, game=game)
+    except IntegrityError:
+        raise duplicate from None
 
 
 def bot_create_with_version(
