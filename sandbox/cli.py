@@ -81,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
+        return code
     except (UsageError, BotPackageError, engine.InvalidParams) as err:
         print(f"arena: {err}", file=sys.stderr)
         return 2
@@ -93,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `arena transcript belote | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -155,8 +160,17 @@ def cmd_games(args: argparse.Namespace) -> int:
         game = engine.load_game(name)
         options = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.params_dict().items())
         kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
-        print(f"{name}: {game.num_players} seats; builtins: {kinds}\n    {options}")
+        print(f"{name}: {_seats(game)}; builtins: {kinds}; rules: docs/rules/{name}.md\n"
+              f"    {options}")  # fmt: skip
     return 0
+
+
+def _seats(game: engine.Game) -> str:
+    """``4 seats``, or ``2-6 seats (--param players=N, default 2)`` where the count is a rule."""
+    low, high = type(game).min_players, type(game).max_players
+    if low == high:
+        return f"{low} seats"
+    return f"{low}-{high} seats (--param players=N, default {game.num_players})"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -189,9 +203,15 @@ def cmd_transcript(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     game = _game(args.game, args.param)
     if len(args.bots) != game.num_players:
+        low, high = type(game).min_players, type(game).max_players
+        hint = (
+            f"add --param players={len(args.bots)}"
+            if low <= len(args.bots) <= high and low != high
+            else "name a bot twice to fill seats"
+        )
         raise UsageError(
             f"{game.name} needs {game.num_players} bots (one per seat), got {len(args.bots)}; "
-            "name a bot twice to fill seats"
+            + hint
         )
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")

@@ -116,3 +116,49 @@ def test_arena_verify_accepts_a_true_replay_and_rejects_a_forged_one(
     assert "good.json: ok (bauer" in out
     assert "forged.json: INVALID: game 0, deal 0: scores differ" in out
     assert "missing.json: INVALID" in out
+
+
+def _arena(*args: str) -> list[str]:
+    """The installed ``arena`` command (a real process, as an author runs it)."""
+    import shutil
+    import sys
+
+    found = shutil.which("arena") or str(Path(sys.executable).parent / "arena")
+    return [found, *args]
+
+
+def test_games_shows_badugi_seat_range_and_the_rules_pages() -> None:
+    import subprocess
+
+    done = subprocess.run(_arena("games"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "badugi: 2-6 seats (--param players=N, default 2)" in done.stdout
+    assert "rules: docs/rules/barbu.md" in done.stdout
+
+
+def test_too_many_badugi_bots_suggest_the_players_option() -> None:
+    import subprocess
+
+    bots = ["builtin:random"] * 3
+    done = subprocess.run(_arena("play", "badugi", *bots), capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "arena: badugi needs 2 bots (one per seat), got 3; add --param players=3"
+    )
+
+
+def test_a_reader_that_left_is_not_an_error() -> None:
+    """``arena transcript barbu | head -1``: the reader may be gone before arena writes."""
+    import os
+    import subprocess
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has already gone
+    try:
+        done = subprocess.run(_arena("transcript", "barbu"), stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=60)  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
