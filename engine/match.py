@@ -8,6 +8,7 @@ by a random fallback for the rest of that game; faulted entrants place last.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -126,12 +127,9 @@ def play_game(
                 agent.start({"game": game.name, "seat": seat, "params": params})
             except AgentFault as err:
                 fault(seat, err, -1)
-        for seat, agent in enumerate(agents):
-            if active[seat] is agent:
-                try:
-                    agent.wait_ready()
-                except AgentFault as err:
-                    fault(seat, err, -1)
+        waiting = [(seat, agent) for seat, agent in enumerate(agents) if active[seat] is agent]
+        for seat, startup_fault in wait_ready_all(waiting):
+            fault(seat, startup_fault, -1)
         clock = time.perf_counter_ns
         while True:
             seat = state.current_player()
@@ -160,6 +158,44 @@ def play_game(
             except AgentFault:
                 pass  # a bot misbehaving after the game cannot change it
     return GamePlay(index, seats, state, times, faults)
+
+
+def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, AgentFault]]:
+    """Wait for every agent's start-up at the same time; the start-up faults in seat order.
+
+    Waiting one after another would let a bot that never answers use up the start-up limits of
+    the bots waited for after it: their ``ready`` lines would sit unread until their own limits
+    had passed. Each wait runs in a thread of its own and depends on no other agent.
+    """
+    if len(agents) <= 1:
+        faults = []
+        for seat, agent in agents:
+            try:
+                agent.wait_ready()
+            except AgentFault as err:
+                faults.append((seat, err))
+        return faults
+    outcomes: dict[int, BaseException] = {}
+
+    def wait(seat: int, agent: Agent) -> None:
+        try:
+            agent.wait_ready()
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread below
+            outcomes[seat] = err
+
+    threads = [threading.Thread(target=wait, args=pair, daemon=True) for pair in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    faults = []
+    for seat, _agent in agents:
+        raised = outcomes.get(seat)
+        if isinstance(raised, AgentFault):
+            faults.append((seat, raised))
+        elif raised is not None:
+            raise raised
+    return faults
 
 
 def run_match(

@@ -258,3 +258,22 @@ def test_reply_parsing(line: bytes, error: str) -> None:
     with pytest.raises(protocol.ProtocolViolation, match=error):
         protocol.parse_reply(line, 1)
     assert protocol.parse_reply(b'{"id": 1, "action": "Qh", "note": "ok"}', 1) == "Qh"
+
+
+def test_a_bot_that_never_gets_ready_costs_no_other_bot_its_start(
+    bwrap_ok: None, write_bot: Callable[..., Path]
+) -> None:
+    """Issue 12 (1): start-up waits ran one after another, so a silent bot in seat 0 used up
+    the start-up limits of the bots waited for after it, whose ``ready`` sat unread in the pipe."""
+    limits = Limits(startup_timeout_ms=4_000, decision_timeout_ms=10_000)
+    silent = write_bot("time.sleep(10**6)\n", name="silent")
+    polite = write_bot("serve(lambda m: m['legal'][0])\n", name="polite")
+    agents: list[engine.Agent] = [SandboxedAgent(silent, limits)]
+    agents += [SandboxedAgent(polite, limits) for _ in range(3)]
+    try:
+        result = engine.run_match("barbu", {"mode": "base"}, agents, seed=3)
+    finally:
+        for agent in agents:
+            agent.close()
+    assert [(f.seat, f.verdict) for f in result.faults] == [(0, "timeout")]
+    assert result.placings[0] == 4 and max(result.placings[1:]) < 4
