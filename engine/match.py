@@ -127,7 +127,11 @@ def play_game(
                 agent.start({"game": game.name, "seat": seat, "params": params})
             except AgentFault as err:
                 fault(seat, err, -1)
-        waiting = [(seat, agent) for seat, agent in enumerate(agents) if active[seat] is agent]
+        waiting = [
+            (seat, agent)
+            for seat, agent in enumerate(agents)
+            if active[seat] is agent and type(agent).wait_ready is not Agent.wait_ready
+        ]  # in-process agents are always ready: no thread for them
         for seat, startup_fault in wait_ready_all(waiting):
             fault(seat, startup_fault, -1)
         clock = time.perf_counter_ns
