@@ -171,14 +171,6 @@ def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, Agent
     the bots waited for after it: their ``ready`` lines would sit unread until their own limits
     had passed. Each wait runs in a thread of its own and depends on no other agent.
     """
-    if len(agents) <= 1:
-        faults = []
-        for seat, agent in agents:
-            try:
-                agent.wait_ready()
-            except AgentFault as err:
-                faults.append((seat, err))
-        return faults
     outcomes: dict[int, BaseException] = {}
 
     def wait(seat: int, agent: Agent) -> None:
@@ -187,11 +179,14 @@ def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, Agent
         except BaseException as err:  # noqa: BLE001 - handed to the caller's thread below
             outcomes[seat] = err
 
-    threads = [threading.Thread(target=wait, args=pair, daemon=True) for pair in agents]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    if len(agents) == 1:  # nobody to wait alongside: no thread
+        wait(*agents[0])
+    else:
+        threads = [threading.Thread(target=wait, args=pair, daemon=True) for pair in agents]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     faults = []
     for seat, _agent in agents:
         raised = outcomes.get(seat)

@@ -12,6 +12,7 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -79,13 +80,15 @@ def botversion_create(*, bot: Bot, chunks: Iterable[bytes], filename: str) -> Bo
         return _store_version(bot=bot, checked=checked)
 
 
+@dataclass(frozen=True)
 class _Checked:
-    def __init__(self, data: bytes, filename: str, runtime: str, entry: str) -> None:
-        self.data = data
-        self.sha256 = hashlib.sha256(data).hexdigest()
-        self.filename = filename
-        self.runtime = runtime
-        self.entry = entry
+    """An upload the sandbox accepted, not stored yet."""
+
+    data: bytes
+    sha256: str
+    filename: str
+    runtime: str
+    entry: str
 
 
 def _check_package(chunks: Iterable[bytes], filename: str) -> _Checked:
@@ -93,6 +96,7 @@ def _check_package(chunks: Iterable[bytes], filename: str) -> _Checked:
     safe = _safe_filename(filename)
     parts: list[bytes] = []
     size = 0
+    hasher = hashlib.sha256()
     for chunk in chunks:
         size += len(chunk)
         if size > MAX_UPLOAD_BYTES:
@@ -101,6 +105,7 @@ def _check_package(chunks: Iterable[bytes], filename: str) -> _Checked:
                 code="too_large", field="file",
             )  # fmt: skip
         parts.append(chunk)
+        hasher.update(chunk)
     data = b"".join(parts)
     if not data:
         raise ApplicationError("the upload is empty", code="empty_file", field="file")
@@ -109,7 +114,7 @@ def _check_package(chunks: Iterable[bytes], filename: str) -> _Checked:
         path.write_bytes(data)
         try:
             with load_bot(path) as package:
-                return _Checked(data, safe, package.runtime, package.entry)
+                return _Checked(data, hasher.hexdigest(), safe, package.runtime, package.entry)
         except BotPackageError as err:
             raise ApplicationError(str(err), code="bad_package", field="file") from None
 

@@ -88,7 +88,7 @@ def rate_match(
         for j in range(i + 1, n):
             rank_j = ranks[j]
             score = 1.0 if rank_i < rank_j else 0.5 if rank_i == rank_j else 0.0
-            e = 1.0 / (1.0 + 10.0 ** ((before[j] - rating_i) / 400.0))  # expected(i, j)
+            e = expected(rating_i, before[j])
             deltas[i] += k_i * (score - e)
             deltas[j] += ks[j] * (e - score)
     changes: list[Change] = []

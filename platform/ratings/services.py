@@ -69,15 +69,15 @@ def _request_rating(ladder_id: int) -> None:
 
 
 def _results_by_match(match_ids: Sequence[int]) -> dict[int, list[BotResult]]:
-    seats: dict[int, list[SeatResult]] = defaultdict(list)
+    seats: dict[int, list[tuple[int, int, int, str]]] = defaultdict(list)
     rows = (
         MatchSeat.objects.filter(match_id__in=match_ids)
         .order_by("match_id", "seat")
-        .values_list("match_id", "bot_id", "bot_version_id", "score", "place", "fault")
+        .values_list("match_id", "bot_id", "bot_version_id", "place", "fault")
     )
-    for match_id, bot, version, score, place, fault in rows:
-        seats[match_id].append(SeatResult(bot, version, score or 0.0, place or 0, bool(fault)))
-    return {match_id: bot_results(s) for match_id, s in seats.items()}
+    for match_id, bot, version, place, fault in rows:
+        seats[match_id].append((bot, version, place or 0, fault))
+    return {match_id: _merged(s) for match_id, s in seats.items()}
 
 
 def ladders_rate_overdue(*, older_than: timedelta = timedelta(minutes=1)) -> list[int]:
@@ -231,8 +231,8 @@ def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, list[BotResult]]]
 
 
 def _merged(seats: list[tuple[int, int, int, str]]) -> list[BotResult]:
-    """``bot_results`` of ``(bot, version, place, fault)`` rows, with a shortcut for the usual
-    case of one seat per bot."""
+    """``bot_results`` of a match's ``(bot, version, place, fault)`` seat rows (ratings need no
+    scores), with a shortcut for the usual case of one seat per bot."""
     if len({bot for bot, _, _, _ in seats}) < len(seats):
         return bot_results(SeatResult(b, v, 0.0, p, bool(f)) for b, v, p, f in seats)
     return [BotResult(b, v, 0.0, p, 1 if f else 0) for b, v, p, f in seats]

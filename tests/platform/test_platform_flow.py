@@ -29,6 +29,7 @@ from matches.services import MatchSpec, matches_create, matches_reap
 from matches.tasks import run_match_task
 from ops.services import heartbeat_send
 from ratings.models import Rating, RatingChange
+from ratings.selectors import ladder_standings
 from ratings.services import ladder_for_game, ladder_recompute
 from tests.platform.factories import CRASHES, FIRST_LEGAL, SLOW, UserFactory
 from tests.platform.workers import StartWorker, Worker
@@ -129,7 +130,9 @@ def test_uploads_validate_and_a_round_robin_plays_on_a_worker(start_worker: Star
     wait_until(lambda: not Match.objects.filter(ladder=ladder, status="finished",
                                                 rated_at__isnull=True).exists(),
                [worker], "rating")  # fmt: skip
-    assert sorted(Rating.objects.values_list("games", flat=True)) == [4, 4, 4]
+    ladder_rows = list(ladder_standings(game="belote"))
+    assert sorted(r.games for r in ladder_rows) == [4, 4, 4]
+    assert [r.rating for r in ladder_rows] == sorted((r.rating for r in ladder_rows), reverse=True)
     assert RatingChange.objects.count() == 12
     live = list(Rating.objects.order_by("bot_id").values_list("bot_id", "rating"))
     assert ladder_recompute(ladder_id=ladder.pk).rewritten == 0

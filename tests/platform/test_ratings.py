@@ -12,6 +12,7 @@ from matches.models import Match
 from matches.results import BotResult, SeatResult, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, EloConfig, expected, rate_match
 from ratings.models import Rating, RatingChange
+from ratings.selectors import ladder_standings, rating_history
 from ratings.services import (
     Recomputed,
     ladder_apply_ratings,
@@ -108,6 +109,15 @@ def test_apply_rates_each_match_once_in_finish_order() -> None:
     first = RatingChange.objects.get(match=older, bot=a)
     assert first.before == 1500.0 and first.after > 1500.0
     assert Rating.objects.get(bot=a).games == 2
+    # the reads the ladder pages use: best first, and each bot's rating match by match
+    standings = list(ladder_standings(game="belote"))
+    assert [r.bot_id for r in standings] == sorted(
+        [a.pk, b.pk], key=lambda bot: -Rating.objects.get(bot_id=bot).rating
+    )
+    history = list(rating_history(bot_id=a.pk))
+    assert [h.match_id for h in history] == [older.pk, newer.pk]
+    assert history[0].after == history[1].before == first.after
+    assert history[1].after == standings[[r.bot_id for r in standings].index(a.pk)].rating
 
 
 @pytest.mark.django_db

@@ -4,6 +4,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.errors import ApplicationError
+from bots.house import package_bytes
 from bots.models import Bot, BotVersion
 from bots.services import bot_create_with_version, botversion_create
 
@@ -20,8 +21,6 @@ class Command(BaseCommand):
     def handle(
         self, *args: object, path: Path, owner: str, name: str, game: str, **options: object
     ) -> None:
-        from bots.house import package_bytes
-
         user = User.objects.filter(username=owner).first()
         if user is None:
             raise CommandError(f"no user {owner!r} (create it with create_author)")
