@@ -1,15 +1,13 @@
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
-from django.urls import path
-from django.views.generic import TemplateView
-
-from ops.views import HealthView
+from django.urls import include, path
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("admin/", admin.site.urls),
-    path("api/health/", HealthView.as_view(), name="api-health"),
+    path("api/", include("api.urls")),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switch
+    path("", include("web.urls")),
 ]
 
 if settings.DEBUG:  # in deployments the web server in front of Django serves uploads and replays
