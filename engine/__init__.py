@@ -17,6 +17,7 @@ from .game import TERMINAL, DealRecord, Game, State
 from .match import Fault, GamePlay, MatchResult, placings, play_game, run_match
 from .registry import available_games, load_game, register
 from .replay import resimulate
+from .seat_view import seat_view
 
 __all__ = [
     "CARDS",
@@ -47,5 +48,6 @@ __all__ = [
     "register",
     "register_agent",
     "resimulate",
+    "seat_view",
     "run_match",
 ]

@@ -12,7 +12,7 @@ Format (documented in ``docs/replay-format.md``)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import IllegalAction, InvalidParams, InvalidReplay
@@ -53,11 +53,28 @@ def game_replay(
 
 def resimulate(replay: dict[str, Any]) -> list[State]:
     """Replay every action through the engine; raise :class:`InvalidReplay` on any difference."""
+    return walk_replay(replay)
+
+
+DealVisitor = Callable[[int, int, State], None]  # (game index, deal index, state at its start)
+EventVisitor = Callable[[int, int, int, State], None]  # (game, deal, event index, state after)
+
+
+def walk_replay(
+    replay: dict[str, Any],
+    *,
+    on_deal: DealVisitor | None = None,
+    on_event: EventVisitor | None = None,
+) -> list[State]:
+    """Re-simulate ``replay`` (as :func:`resimulate`), calling ``on_deal`` when each deal starts
+    and ``on_event`` after each action is applied; returns each game's final state."""
     if replay.get("format") != REPLAY_FORMAT or replay.get("version") != REPLAY_VERSION:
         raise InvalidReplay(
             f"not a {REPLAY_FORMAT} version {REPLAY_VERSION} document "
             f"(format={replay.get('format')!r}, version={replay.get('version')!r})"
         )
+    if replay.get("seed") is None:
+        raise InvalidReplay("a seat view (no seed) cannot be re-simulated")
     try:
         game = load_game(replay["game"], **replay["params"])
     except (KeyError, InvalidParams) as err:
@@ -65,7 +82,9 @@ def resimulate(replay: dict[str, Any]) -> list[State]:
     states = []
     for g, played in enumerate(replay["games"]):
         state = game.new_initial_state(replay["seed"], first_dealer=played["first_dealer"])
-        for deal in played["deals"]:
+        for d, deal in enumerate(played["deals"]):
+            if on_deal is not None:
+                on_deal(g, d, state)
             for n, event in enumerate(deal["events"]):
                 where = f"game {g}, deal {deal['index']}, event {n}"
                 to_act = state.current_player()
@@ -77,6 +96,8 @@ def resimulate(replay: dict[str, Any]) -> list[State]:
                     state.apply_action(event["action"])
                 except IllegalAction as err:
                     raise InvalidReplay(f"{where}: {err}") from err
+                if on_event is not None:
+                    on_event(g, d, n, state)
         _compare(g, state, played)
         states.append(state)
     return states
