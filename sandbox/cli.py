@@ -3,6 +3,7 @@
     arena play belote mybot.py examples/belote/heuristic.py builtin:random builtin:heuristic \\
         --seed 7 --duplicate --matches 20 --replay out.json
     arena validate mybot.py --game barbu
+    arena view out.json --seat 1
     arena games
 
 A bot is a file, a ``.zip`` or a directory (see docs/protocol.md), or ``builtin:<kind>`` for the
@@ -18,9 +19,9 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import engine
 
@@ -29,6 +30,18 @@ from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .limits import Limits
 from .package import BotPackage, BotPackageError, load_bot
+from .replay_text import render_replay
+from .slots import SandboxSettingError
+from .summary import (
+    Tally,
+    TeamTally,
+    entrant_teams,
+    ms_per_decision,
+    print_summary,
+    startup_ms,
+    tally_match,
+    tally_teams,
+)
 from .transcript import transcript
 
 BUILTIN = "builtin:"
@@ -65,18 +78,16 @@ class Entrant:
     kind: str | None = None
 
 
-@dataclass
-class Tally:
-    score: float = 0.0
-    places: list[int] = field(default_factory=list)
-    faults: dict[str, int] = field(default_factory=dict)
-    decision_ns: list[int] = field(default_factory=list)
-    startup_s: list[float] = field(default_factory=list)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    parser, commands = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in commands:
+        # options may come anywhere, also between a command's bots (argparse's subparsers
+        # cannot do that, so each command's own parser reads the rest)
+        args = commands[argv[0]].parse_intermixed_args(argv[1:])
+        args.command = argv[0]
+    else:
+        args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
@@ -84,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
         return code
-    except (UsageError, BotPackageError, engine.InvalidParams) as err:
+    except (UsageError, BotPackageError, engine.InvalidParams, SandboxSettingError) as err:
         print(f"arena: {err}", file=sys.stderr)
         return 2
     except SandboxUnavailable as err:
@@ -100,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``arena`` parser and each command's own parser."""
     parser = argparse.ArgumentParser(prog="arena", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command")
 
@@ -121,7 +133,15 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--matches", type=int, default=1)
     play.add_argument("--duplicate", action="store_true", help="replay deals with seats rotated")
-    play.add_argument("--replay", type=Path, help="write the replay JSON here (-NNN per match)")
+    play.add_argument(
+        "--replay", type=Path, metavar="FILE",
+        help="write the replay JSON to FILE; with --matches N>1, FILE-001.json ... FILE-N.json "
+        "(FILE without its suffix); the folder must exist",
+    )  # fmt: skip
+    play.add_argument(
+        "--show-stderr", metavar="SEAT|all",
+        help="print what these bots wrote to stderr (last lines of the first match)",
+    )  # fmt: skip
     play.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     common(play)
     play.set_defaults(func=cmd_play)
@@ -140,6 +160,14 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("replays", nargs="+", type=Path)
     verify.set_defaults(func=cmd_verify)
 
+    view = sub.add_parser("view", help="print a replay deal by deal")
+    view.add_argument("replay", type=Path)
+    view.add_argument("--seat", type=int, help="show only what this seat knew")
+    view.add_argument(
+        "--game", type=int, action="append", metavar="K", help="only game K (from 1; repeatable)"
+    )
+    view.set_defaults(func=cmd_view)
+
     shown = sub.add_parser(
         "transcript", help="print the protocol messages one seat exchanges in a sample game"
     )
@@ -149,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     shown.add_argument("--decisions", type=int, default=3, help="distinct situations shown")
     shown.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     shown.set_defaults(func=cmd_transcript)
-    return parser
+    return parser, dict(sub.choices)
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -178,15 +206,44 @@ def cmd_verify(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.replays:
         try:
-            replay = json.loads(path.read_text(encoding="utf-8"))
+            replay = _read_replay(path)
             states = engine.resimulate(replay)
-        except (OSError, ValueError, KeyError, TypeError) as err:
+        except (ReplayFileError, ValueError, KeyError, TypeError) as err:
             failed += 1
-            print(f"{path}: INVALID: {err}")
+            print(f"{path}: INVALID: {err.reason if isinstance(err, ReplayFileError) else err}")
             continue
         deals = sum(len(s.deals) for s in states)
         print(f"{path}: ok ({replay['game']}, {len(states)} game(s), {deals} deals)")
     return 1 if failed else 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    replay = _read_replay(args.replay)
+    if args.seat is not None:
+        replay = engine.seat_view(replay, args.seat)
+    for line in render_replay(replay, args.game):
+        print(line)
+    return 0
+
+
+class ReplayFileError(UsageError):
+    """A file that cannot be read as a replay."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
+
+
+def _read_replay(path: Path) -> dict[str, Any]:
+    try:
+        replay: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ReplayFileError(path, f"cannot read it ({err.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ReplayFileError(path, f"not a replay (not JSON: {err})") from None
+    if not isinstance(replay, dict) or replay.get("format") != engine.replay.REPLAY_FORMAT:
+        raise ReplayFileError(path, 'not a replay (no "format": "card-arena-replay")')
+    return replay
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
@@ -215,27 +272,35 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     if args.matches < 1:
         raise UsageError("--matches must be at least 1")
+    if args.replay is not None and not args.replay.parent.is_dir():
+        raise UsageError(f"--replay {args.replay}: folder {args.replay.parent} does not exist")
+    show = _stderr_seats(args.show_stderr, game.num_players)
     limits = _limits(args.limit)
     _pin(args.pin_cpu)
     entrants = _entrants(args.bots)
     tallies = [Tally() for _ in entrants]
+    teams: list[TeamTally] | None = None
     fault_lines: list[str] = []
     logs: dict[int, str] = {}
+    shown_logs: dict[int, str] = {}
     started = time.monotonic()
     bar = Progress(args.matches, enabled=not args.quiet and args.matches > 1)
     try:
         for index in range(args.matches):
             seed = args.seed + index
             result, agents = _play_one(game, entrants, limits, seed, args.duplicate, args.trusted)
-            _tally(result, agents, tallies)
-            for f in result.faults:
-                fault_lines.append(
-                    f"  seed {seed} game {f.game_index} seat {f.seat} decision {f.decision}: "
-                    f"{entrants[f.entrant].name}: {f.verdict}: {f.message}"
-                )
+            tally_match(result, agents, tallies)
+            if teams is None and (grouped := entrant_teams(result.replay)) is not None:
+                teams = [TeamTally(members) for members in grouped]
+            if teams is not None:
+                tally_teams(result, teams)
+            fault_lines += _fault_lines(result, entrants, seed)
             for i, agent in enumerate(agents):
-                if isinstance(agent, SandboxedAgent) and agent.fault is not None:
-                    logs.setdefault(i, agent.stderr_log)
+                if isinstance(agent, SandboxedAgent):
+                    if agent.fault is not None:
+                        logs.setdefault(i, agent.stderr_log)
+                    if i in show:
+                        shown_logs.setdefault(i, agent.stderr_log)
             if args.replay is not None:
                 _write_replay(args.replay, result.replay, index, args.matches)
             bar.update(index + 1)
@@ -245,17 +310,68 @@ def cmd_play(args: argparse.Namespace) -> int:
             if entrant.package is not None:
                 entrant.package.close()
     elapsed = time.monotonic() - started
-    _summary(sys.stdout, game, args, entrants, tallies, elapsed)
+    names = [e.name for e in entrants]
+    print_summary(sys.stdout, _headline(game, args, elapsed), names, tallies, teams)
     if fault_lines:
-        print("\nfaults:")
+        print("\nfaults (from a fault on, the engine's random fallback plays that seat; its moves")
+        print("are not counted in the bot's figures above):")
         print("\n".join(fault_lines[:50]))
         if len(fault_lines) > 50:
             print(f"  ... and {len(fault_lines) - 50} more")
         for i, log in logs.items():
-            if log.strip():
-                print(f"\nstderr of {entrants[i].name} (last lines, from its first faulted match):")
+            if log.strip() and i not in shown_logs:
+                print(f"\nstderr of {names[i]} (last lines, from its first faulted match):")
                 print(_tail(log, 15))
+    for i in sorted(show):
+        if entrants[i].package is None:
+            continue  # a builtin agent has no stderr
+        log = shown_logs.get(i, "")
+        print(f"\nstderr of {names[i]} (seat {i}; last lines of the first match):")
+        print(_tail(log, 40) if log.strip() else "    (nothing)")
     return 0
+
+
+def _stderr_seats(raw: str | None, seats: int) -> set[int]:
+    """``--show-stderr``: ``all`` or one seat number (the entrant that starts in that seat)."""
+    if raw is None:
+        return set()
+    if raw == "all":
+        return set(range(seats))
+    if raw.isdigit() and int(raw) < seats:
+        return {int(raw)}
+    raise UsageError(f"--show-stderr {raw!r}: expected all or a seat from 0 to {seats - 1}")
+
+
+def _fault_lines(result: engine.MatchResult, entrants: list[Entrant], seed: int) -> list[str]:
+    """One line per fault; a bot that fails its start-up in every game gets one line."""
+    lines: list[str] = []
+    startup: dict[tuple[int, str, str], list[int]] = {}
+    for f in result.faults:
+        name = entrants[f.entrant].name
+        if f.decision < 0:
+            startup.setdefault((f.entrant, f.verdict, f.message), []).append(f.game_index + 1)
+            continue
+        lines.append(
+            f"  seed {seed}, game {f.game_index + 1}, seat {f.seat}, decision {f.decision}: "
+            f"{name}: {f.verdict}: {f.message}"
+        )
+    for (entrant, verdict, message), games in startup.items():
+        where = f"game {games[0]}" if len(games) == 1 else f"games {', '.join(map(str, games))}"
+        lines.insert(
+            0, f"  seed {seed}, {where}: {entrants[entrant].name} failed to start: "
+            f"{verdict}: {message}",
+        )  # fmt: skip
+    return lines
+
+
+def _headline(game: engine.Game, args: argparse.Namespace, elapsed: float) -> str:
+    mode = "duplicate" if args.duplicate else "single"
+    defaults = engine.load_game(game.name).params_dict()
+    changed = {k: v for k, v in game.params_dict().items() if v != defaults[k]}
+    return (
+        f"{game.name} {json.dumps(changed) if changed else '(default rules)'}: {args.matches} "
+        f"{mode} match(es), seeds {args.seed}..{args.seed + args.matches - 1}, {elapsed:.2f} s"
+    )
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -275,26 +391,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
     assert isinstance(bot, SandboxedAgent)
     mine = [f for f in result.faults if f.entrant == 0]
     tally = [Tally() for _ in entrants]
-    _tally(result, agents, tally)
+    tally_match(result, agents, tally)
     times = sorted(tally[0].decision_ns)
     print(
         f"{game.name} {json.dumps(params)}: {len(result.games)} games (every seat), "
-        f"{len(times)} decisions, {_ms(times)} ms per decision (mean / max), "
-        f"start-up {_startup(tally[0])} ms"
+        f"{len(times)} decisions, {ms_per_decision(times)} ms per decision (mean / max), "
+        f"start-up {startup_ms(tally[0])} ms"
     )
-    if not mine:
-        print("OK: no faults")
-        return 0
     for f in mine:
-        print(f"\nFAULT in game {f.game_index} (seat {f.seat}, decision {f.decision}): {f.verdict}")
+        where = "at start-up" if f.decision < 0 else f"decision {f.decision}"
+        print(f"\nFAULT in game {f.game_index + 1} (seat {f.seat}, {where}): {f.verdict}")
         print(f"  {f.message}")
         if f.detail:
             print(f"  detail: {json.dumps(f.detail)}")
         print(f"  hint: {HINTS.get(f.verdict, '')}")
     log = bot.stderr_log
-    if log.strip():
-        print("\nyour bot's stderr (last lines):")
-        print(_tail(log, 30))
+    print("\nyour bot's stderr (last lines):")
+    print(_tail(log, 30) if log.strip() else "    (nothing)")
+    if not mine:
+        print("\nOK: no faults")
+        return 0
     return 1
 
 
@@ -386,66 +502,6 @@ def _play_one(
     return result, agents
 
 
-def _tally(result: engine.MatchResult, agents: list[engine.Agent], tallies: list[Tally]) -> None:
-    for i, tally in enumerate(tallies):
-        tally.score += result.scores[i]
-        tally.places.append(result.placings[i])
-        agent = agents[i]
-        if isinstance(agent, SandboxedAgent):
-            tally.startup_s += agent.startup_seconds
-    for f in result.faults:
-        faults = tallies[f.entrant].faults
-        faults[f.verdict] = faults.get(f.verdict, 0) + 1
-    for play in result.games:
-        for (seat, _action), ns in zip(play.state.history, play.times_ns, strict=False):
-            tallies[play.seats[seat]].decision_ns.append(ns)
-
-
-def _summary(
-    out: TextIO,
-    game: engine.Game,
-    args: argparse.Namespace,
-    entrants: list[Entrant],
-    tallies: list[Tally],
-    elapsed: float,
-) -> None:
-    mode = "duplicate" if args.duplicate else "single"
-    changed = {
-        k: v
-        for k, v in game.params_dict().items()
-        if v != engine.load_game(game.name).params_dict()[k]
-    }
-    print(
-        f"{game.name} {json.dumps(changed) if changed else '(default rules)'}: {args.matches} "
-        f"{mode} match(es), seeds {args.seed}..{args.seed + args.matches - 1}, {elapsed:.2f} s",
-        file=out,
-    )
-    width = max(8, *(len(e.name) for e in entrants))
-    header = f"{'entrant':<{width}}  {'score':>10}  {'avg place':>9}  {'1st':>4}  " \
-             f"{'ms/decision mean / max':>22}  {'start ms':>8}  faults"  # fmt: skip
-    print(header, file=out)
-    print("-" * len(header), file=out)
-    for entrant, t in zip(entrants, tallies, strict=True):
-        avg = sum(t.places) / len(t.places)
-        firsts = sum(1 for p in t.places if p == 1)
-        faults = ", ".join(f"{v}×{n}" for v, n in sorted(t.faults.items())) or "-"
-        print(
-            f"{entrant.name:<{width}}  {t.score:>10.1f}  {avg:>9.2f}  {firsts:>4}  "
-            f"{_ms(sorted(t.decision_ns)):>22}  {_startup(t):>8}  {faults}",
-            file=out,
-        )
-
-
-def _ms(times: list[int]) -> str:
-    if not times:
-        return "-"
-    return f"{sum(times) / len(times) / 1e6:.3f} / {times[-1] / 1e6:.1f}"
-
-
-def _startup(t: Tally) -> str:
-    return f"{1000 * sum(t.startup_s) / len(t.startup_s):.0f}" if t.startup_s else "-"
-
-
 def _tail(text: str, lines: int) -> str:
     """The last lines of a bot's stderr, for a terminal: escape sequences made harmless (the bot
     may be someone else's: no clearing the screen or writing the clipboard)."""
@@ -455,7 +511,6 @@ def _tail(text: str, lines: int) -> str:
 def _write_replay(path: Path, replay: dict[str, Any], index: int, total: int) -> None:
     if total > 1:
         path = path.with_name(f"{path.stem}-{index + 1:03d}{path.suffix or '.json'}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(replay, separators=(",", ":")), encoding="utf-8")
 
 

@@ -130,6 +130,8 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
             manifest = _read_manifest(root_with_manifest)
             if root_with_manifest != root:  # the zip wrapped everything in one folder
                 root = root_with_manifest
+        elif source.suffix.lower() == ".zip":
+            raise BotPackageError(f"{source.name}: not a zip archive (is the file complete?)")
         else:
             manifest = _single_file(source, root, caps)
         package = _package(manifest, root, source)

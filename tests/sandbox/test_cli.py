@@ -83,7 +83,7 @@ def test_validate_ok_and_fault(
     )
     out = capsys.readouterr().out
     assert code == 1
-    assert "FAULT in game 0" in out and ": timeout" in out
+    assert "FAULT in game 1" in out and ": timeout" in out
     assert "no answer within 200 ms" in out
     assert "hint: answer every act" in out
 
@@ -115,7 +115,7 @@ def test_arena_verify_accepts_a_true_replay_and_rejects_a_forged_one(
     out = capsys.readouterr().out
     assert "good.json: ok (bauer" in out
     assert "forged.json: INVALID: game 0, deal 0: scores differ" in out
-    assert "missing.json: INVALID" in out
+    assert "missing.json: INVALID: cannot read it (No such file or directory)" in out
 
 
 def _arena(*args: str) -> list[str]:
