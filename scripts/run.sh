@@ -7,6 +7,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
+# Refuse early, before installing and replaying everything, if the site's port is taken (by an
+# earlier run still serving, or by another program).
+address=${ARENA_ADDRESS:-127.0.0.1:8000}
+if ! python3 -c 'import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+    s.bind((host.strip("[]"), int(port)))' "$address" 2>/dev/null; then
+    echo "error: $address is already in use (is the site already running?); stop it or choose" \
+        "another address: ARENA_ADDRESS=127.0.0.1:8001 bash scripts/run.sh" >&2
+    exit 1
+fi
+
 ensure_venv
 pip_install .
 command -v bwrap >/dev/null || apt_install bubblewrap
@@ -42,5 +54,6 @@ for game_rounds in belote:2 bauer:2 barbu:6 badugi:1; do
     $python manage.py run_tournament --game "$game" --house --rounds "$rounds" --seed 1 --wait 900
 done
 
-say "serving http://${ARENA_ADDRESS:-127.0.0.1:8000}/ (admin at /admin/); Ctrl-C stops"
-$python manage.py runserver "${ARENA_ADDRESS:-127.0.0.1:8000}"
+say "the arena command is .venv/bin/arena (or run 'source .venv/bin/activate', then arena)"
+say "serving http://$address/ (admin at /admin/); Ctrl-C stops"
+$python manage.py runserver "$address"

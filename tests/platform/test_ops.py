@@ -81,7 +81,7 @@ def test_quickstart_admin_is_created_once(
     call_command("quickstart_admin", stdout=out)
     assert out.getvalue().splitlines() == [
         "Created the quick-start superuser: admin / admin",
-        "Admin user 'admin' exists (quick-start password: admin)",
+        "Admin user 'admin' exists (its password is left as it is)",  # no password shown
     ]
     admin = django_user_model.objects.get()
     assert admin.is_superuser and admin.check_password("admin")
@@ -92,3 +92,23 @@ def test_quickstart_admin_refuses_with_debug_off(settings: Settings) -> None:
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DEBUG off"):
         call_command("quickstart_admin")
+
+
+def test_the_quick_start_says_the_port_is_taken_before_installing_anything() -> None:
+    import socket
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        done = subprocess.run(
+            ["bash", str(root / "scripts" / "run.sh")],
+            capture_output=True, text=True, timeout=60,
+            env={"PATH": "/usr/local/bin:/usr/bin:/bin", "ARENA_ADDRESS": address},
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"error: {address} is already in use")
+    assert "installing" not in done.stdout  # refused before the slow part

@@ -13,7 +13,7 @@ class Command(BaseCommand):
             raise CommandError("refusing to create a well-known admin/admin user with DEBUG off")
         users = get_user_model().objects
         if users.filter(username=USERNAME).exists():
-            self.stdout.write(f"Admin user {USERNAME!r} exists (quick-start password: {PASSWORD})")
+            self.stdout.write(f"Admin user {USERNAME!r} exists (its password is left as it is)")
             return
         users.create_superuser(USERNAME, "admin@localhost", PASSWORD)
         self.stdout.write(f"Created the quick-start superuser: {USERNAME} / {PASSWORD}")
