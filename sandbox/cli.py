@@ -25,7 +25,7 @@ from typing import Any
 
 import engine
 
-from . import protocol
+from . import client, protocol
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .limits import Limits
@@ -177,6 +177,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     shown.add_argument("--decisions", type=int, default=3, help="distinct situations shown")
     shown.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     shown.set_defaults(func=cmd_transcript)
+    client.add_parsers(sub)  # login, submit, status, challenge, replay: talk to a server
     return parser, dict(sub.choices)
 
 

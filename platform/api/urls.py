@@ -1,9 +1,45 @@
-"""The public REST API under ``/api/`` (docs/api.md)."""
+"""The public API under ``/api/`` (docs/api.md)."""
 
 from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from api.views import auth, bots, games, ladders, matches, tournaments
 from ops.views import HealthView
 
+# the health check is the ops app's; its schema entry is described here, with the API's
+health = extend_schema_view(get=extend_schema(responses={200: OpenApiTypes.OBJECT}))(HealthView)
+
 urlpatterns = [
-    path("health/", HealthView.as_view(), name="api-health"),
+    path("health/", health.as_view(), name="api-health"),
+    path("auth/token/", auth.TokenObtainView.as_view(), name="api-token"),
+    path("auth/tokens/", auth.TokenListView.as_view(), name="api-tokens"),
+    path("auth/tokens/<int:pk>/", auth.TokenDetailView.as_view(), name="api-token-detail"),
+    path("games/", games.GameListView.as_view(), name="api-games"),
+    path("bots/", bots.BotListView.as_view(), name="api-bots"),
+    path("bots/<int:pk>/", bots.BotDetailView.as_view(), name="api-bot"),
+    path("bots/<int:pk>/versions/", bots.VersionCreateView.as_view(), name="api-versions"),
+    path(
+        "bots/<int:pk>/versions/<int:vid>/log/",
+        bots.VersionLogView.as_view(),
+        name="api-version-log",
+    ),  # fmt: skip
+    path("tournaments/", tournaments.TournamentListView.as_view(), name="api-tournaments"),
+    path(
+        "tournaments/<int:pk>/", tournaments.TournamentDetailView.as_view(), name="api-tournament"
+    ),  # fmt: skip
+    path("matches/", matches.MatchListView.as_view(), name="api-matches"),
+    path("matches/<int:pk>/", matches.MatchDetailView.as_view(), name="api-match"),
+    path("matches/<int:pk>/replay/", matches.MatchReplayView.as_view(), name="api-replay"),
+    path("challenges/", matches.ChallengeCreateView.as_view(), name="api-challenges"),
+    path("ladders/<str:game>/", ladders.LadderView.as_view(), name="api-ladder"),
+    path(
+        "ladders/<str:game>/history/",
+        ladders.LadderHistoryView.as_view(),
+        name="api-ladder-history",
+    ),  # fmt: skip
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]

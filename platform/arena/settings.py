@@ -7,6 +7,7 @@ ARENA_EXECUTION=celery with a Redis CELERY_BROKER_URL (see docker-compose.yml).
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import django_stubs_ext
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "knox",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI / Redoc files for /api/docs/
     "django_htmx",
     "ops",
     "bots",
@@ -117,6 +119,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"  # filled by collectstatic, served by WhiteNoise
+STATICFILES_DIRS = [BASE_DIR / "platform" / "static"]  # the site's stylesheet, scripts, htmx
 WHITENOISE_AUTOREFRESH = DEBUG  # look files up per request: no collectstatic needed locally
 # Uploaded bot versions and match replays.
 MEDIA_URL = "media/"
@@ -147,3 +150,42 @@ ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=8, 
 ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
 # Uploads above this size spill to a temporary file instead of memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+
+# -- The public API (docs/api.md) ------------------------------------------------------------
+REST_FRAMEWORK = {
+    # knox first: its "Token" challenge makes a request without credentials a 401, not a 403
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "knox.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.LimitOffset",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"login": "30/minute"},
+}
+# Tokens expire after ARENA_TOKEN_TTL_DAYS (0: never); they are stored hashed and revocable.
+_token_days = read_int(env, "ARENA_TOKEN_TTL_DAYS", default=90, minimum=0)
+KNOX_TOKEN_MODEL = "knox.AuthToken"  # named by migrations that depend on the token table
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=_token_days) if _token_days else None,
+    "AUTH_HEADER_PREFIX": "Token",
+}
+# Unranked challenge matches a user may request per hour (staff are not limited).
+ARENA_CHALLENGES_PER_HOUR = read_int(env, "ARENA_CHALLENGES_PER_HOUR", default=30, minimum=0)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Card Arena API",
+    "DESCRIPTION": "Upload card-game bots, run tournaments and challenges, read ladders and "
+    "replays. Authenticate with `Authorization: Token <token>` from `POST /api/auth/token/`.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",  # vendored by drf-spectacular-sidecar: no CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "matches.models.MatchStatus",
+        "VersionStatusEnum": "bots.models.BotVersionStatus",
+        "OriginEnum": "matches.models.MatchOrigin",
+    },
+}

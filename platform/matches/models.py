@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from bots.models import Bot, BotVersion
@@ -110,3 +111,20 @@ class MatchReplay(models.Model):
 
     def __str__(self) -> str:
         return f"replay of match {self.match_id}"
+
+
+class Challenge(models.Model):
+    """An unranked match a user asked for (``matches.services.challenge_create``): who asked
+    and when, for the per-user hourly limit."""
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges"
+    )
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="challenge")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["requested_by", "created_at"], name="challenge_by_user")]
+
+    def __str__(self) -> str:
+        return f"challenge by {self.requested_by} ({self.match})"

@@ -1,12 +1,19 @@
-"""Reads for matches: the stored replay document."""
+"""Reads for matches: the stored replay document, recent matches, a bot's record and logs."""
 
 from __future__ import annotations
 
 import json
 import zlib
+from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
-from matches.models import MatchReplay
+from django.db.models import Prefetch, QuerySet
+
+import engine
+from arena.errors import ApplicationError
+from matches.models import UNFINISHED, Match, MatchReplay, MatchSeat, MatchStatus
+from matches.results import SeatResult, bot_results, pairwise_points
 
 
 def match_replay(*, match_id: int) -> dict[str, Any]:
@@ -15,3 +22,116 @@ def match_replay(*, match_id: int) -> dict[str, Any]:
     stored = MatchReplay.objects.get(match_id=match_id)
     document: dict[str, Any] = json.loads(zlib.decompress(bytes(stored.data)))
     return document
+
+
+def recent_matches(*, limit: int, bot_id: int | None = None) -> list[Match]:
+    """The latest finished matches (of one bot, if given), newest first, seats and their bots
+    loaded (two queries)."""
+    matches = Match.objects.filter(status=MatchStatus.FINISHED)
+    if bot_id is not None:
+        matches = matches.filter(seats__bot_id=bot_id).distinct()
+    return list(
+        matches.order_by("-finished_at", "-id").prefetch_related(
+            Prefetch("seats", queryset=MatchSeat.objects.select_related("bot__owner"))
+        )[:limit]
+    )
+
+
+def match_with_seats(*, match_id: int) -> Match:
+    """One match with its seats, bots, owners and versions; ``Match.DoesNotExist`` if none."""
+    return Match.objects.prefetch_related(
+        Prefetch(
+            "seats", queryset=MatchSeat.objects.select_related("bot__owner", "bot_version")
+        )
+    ).get(pk=match_id)
+
+
+@dataclass
+class OpponentRecord:
+    """How one bot fared against one opponent over the finished matches they met in."""
+
+    opponent_id: int
+    opponent: str  # owner/name
+    meetings: int = 0
+    wins: int = 0  # ranked ahead of the opponent
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def points(self) -> float:
+        return self.wins + self.draws / 2
+
+
+def bot_record(*, bot_id: int) -> list[OpponentRecord]:
+    """The bot's record against every opponent it met, most met first (one query)."""
+    met = MatchSeat.objects.filter(bot_id=bot_id, match__status=MatchStatus.FINISHED)
+    rows = (
+        MatchSeat.objects.filter(match_id__in=met.values("match_id"))
+        .order_by("match_id", "seat")
+        .values_list(
+            "match_id", "bot_id", "bot_version_id", "score", "place", "fault",
+            "bot__name", "bot__owner__username",
+        )
+    )  # fmt: skip
+    seats: dict[int, list[SeatResult]] = defaultdict(list)
+    names: dict[int, str] = {}
+    for match_id, bot, version, score, place, fault, name, owner in rows:
+        seats[match_id].append(SeatResult(bot, version, score or 0.0, place or 0, bool(fault)))
+        names[bot] = f"{owner}/{name}"
+    records: dict[int, OpponentRecord] = {}
+    for match_seats in seats.values():
+        for (a, b), points in pairwise_points(bot_results(match_seats)).items():
+            if a != bot_id:
+                continue
+            record = records.setdefault(b, OpponentRecord(b, names[b]))
+            record.meetings += 1
+            if points == 1.0:
+                record.wins += 1
+            elif points == 0.5:
+                record.draws += 1
+            else:
+                record.losses += 1
+    return sorted(records.values(), key=lambda r: (-r.meetings, r.opponent))
+
+
+
+def matches_filtered(
+    *, tournament_id: int | None = None, bot_id: int | None = None, status: str | None = None
+) -> QuerySet[Match]:
+    """Matches, newest first, optionally of one tournament, one bot or one status, with their
+    seats, bots, owners and versions loaded (the stderr logs are private and left unloaded)."""
+    matches = Match.objects.all()
+    if tournament_id is not None:
+        matches = matches.filter(tournament_id=tournament_id)
+    if bot_id is not None:
+        matches = matches.filter(seats__bot_id=bot_id).distinct()
+    if status is not None:
+        matches = matches.filter(status=status)
+    seats = MatchSeat.objects.select_related("bot__owner", "bot_version").defer("log")
+    return matches.order_by("-id").prefetch_related(Prefetch("seats", queryset=seats))
+
+
+def match_replay_document(*, match: Match, seat: int | None = None) -> dict[str, Any]:
+    """The replay of a finished match, whole or as ``seat`` knew it (``engine.seat_view``).
+
+    A match still queued or running has no replay yet (409 ``not_finished``); one that ended in
+    error or was cancelled never gets one (``no_replay``); a seat the game does not have is
+    refused naming the seats it has."""
+    if match.status in UNFINISHED:
+        raise ApplicationError(
+            f"match {match.pk} is {match.status}: its replay exists once it has finished",
+            code="not_finished",
+        )
+    if match.status != MatchStatus.FINISHED:
+        raise ApplicationError(
+            f"match {match.pk} ended as {match.status} and has no replay", code="no_replay"
+        )
+    document = match_replay(match_id=match.pk)
+    if seat is None:
+        return document
+    seats = match.seats.count()
+    if not 0 <= seat < seats:
+        raise ApplicationError(
+            f"seat must be 0 to {seats - 1} for this match", code="invalid_seat", field="seat"
+        )
+    return engine.seat_view(document, seat)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db.models import Count, Q
+from django.utils import timezone
 
-from matches.models import MatchSeat, MatchStatus
+from matches.models import UNFINISHED, MatchSeat, MatchStatus
 from matches.results import SeatResult, bot_results, pairwise_points
-from tournaments.models import Tournament, TournamentEntry
+from tournaments.models import Tournament, TournamentEntry, TournamentStatus
 
 
 @dataclass
@@ -103,3 +105,43 @@ def tournament_cross_table(*, tournament: Tournament) -> CrossTable:
             points[pair] += p
             meetings[pair] += 1
     return CrossTable(bots, dict(points), dict(meetings))
+
+
+def tournaments_with_progress(*, limit: int, running_only: bool = False) -> list[Tournament]:
+    """The latest tournaments, each annotated with its ``progress`` (one query)."""
+    tournaments = Tournament.objects.all()
+    if running_only:
+        tournaments = tournaments.filter(status=TournamentStatus.RUNNING)
+    rows: list[Tournament] = list(
+        tournaments.annotate(
+            total=Count("matches"),
+            done=Count("matches", filter=~Q(matches__status__in=UNFINISHED)),
+            running=Count("matches", filter=Q(matches__status=MatchStatus.RUNNING)),
+            failed=Count("matches", filter=Q(matches__status=MatchStatus.ERROR)),
+        ).order_by("-id")[:limit]
+    )
+    for t in rows:
+        t.progress = Progress(t.done, t.total, t.running, t.failed)  # type: ignore[attr-defined]
+    return rows
+
+
+def tournament_time_left(*, tournament: Tournament, progress: Progress) -> timedelta | None:
+    """A rough estimate: the remaining matches at the pace of the finished ones so far; None
+    before the first match is done or once none is left."""
+    remaining = progress.total - progress.done
+    if remaining == 0 or progress.done == 0 or tournament.status != TournamentStatus.RUNNING:
+        return None
+    elapsed = timezone.now() - tournament.created_at
+    return elapsed / progress.done * remaining
+
+
+def tournament_faults(*, tournament: Tournament) -> list[MatchSeat]:
+    """Seats that faulted in the tournament's finished matches (their verdicts are public; the
+    bots' stderr is not and is not loaded)."""
+    return list(
+        MatchSeat.objects.filter(match__tournament=tournament, match__status=MatchStatus.FINISHED)
+        .exclude(fault="")
+        .select_related("bot__owner", "bot_version")
+        .defer("log")
+        .order_by("match_id", "seat")
+    )

@@ -21,11 +21,15 @@ from django.utils import timezone
 import engine
 from arena.errors import ApplicationError
 from bots.models import Bot, BotVersion, BotVersionStatus
+from bots.selectors import bots_ready_to_play
 from matches import formats
 from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus
 from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
+from ratings.selectors import match_rankings
 from ratings.services import ladder_for_game, ladders_ensure
+from ratings.strength import fit_rankings
+from tournaments.matchmaking import Candidate, meetings_of, plan_tables
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
 
@@ -45,16 +49,16 @@ def tournament_create(
     seed: int | None = None,
 ) -> Tournament:
     """Create a round robin of ``bot_ids`` (their current versions) and queue its matches."""
+    if game not in engine.available_games():
+        message = f"unknown game {game!r} (one of {', '.join(engine.available_games())})"
+        raise ApplicationError(message, code="unknown_game", field="game")
     try:
         rules = formats.load(game, params)
-    except KeyError:
-        message = f"unknown game {game!r}"
-        raise ApplicationError(message, code="unknown_game", field="game") from None
     except engine.InvalidParams as err:
         raise ApplicationError(str(err), code="invalid_params", field="params") from None
     if not 1 <= rounds <= MAX_ROUNDS:
         raise ApplicationError(f"rounds must be 1 to {MAX_ROUNDS}", code="invalid", field="rounds")
-    bots = _entrant_bots(game, bot_ids)
+    bots = bots_ready_to_play(game=game, bot_ids=bot_ids)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     table_size = formats.entrants_per_match(rules)
     try:
@@ -89,28 +93,8 @@ def tournament_create(
     return tournament
 
 
-def _entrant_bots(game: str, bot_ids: Sequence[int]) -> list[Bot]:
-    if len(set(bot_ids)) != len(bot_ids):
-        raise ApplicationError("a bot is listed twice", code="duplicate_bot", field="bots")
-    found = {
-        b.pk: b for b in Bot.objects.filter(pk__in=bot_ids).select_related("current_version")
-    }
-    problems = []
-    for bot_id in bot_ids:
-        bot = found.get(bot_id)
-        if bot is None:
-            problems.append(f"bot {bot_id} does not exist")
-        elif bot.game != game:
-            problems.append(f"{bot} plays {bot.game}, not {game}")
-        elif bot.current_version is None or bot.current_version.status != BotVersionStatus.ACTIVE:
-            problems.append(f"{bot} has no validated version yet")
-    if problems:
-        raise ApplicationError("; ".join(problems), code="invalid_bots", field="bots")
-    return [found[bot_id] for bot_id in bot_ids]
-
-
 def _current(bot: Bot) -> BotVersion:
-    assert bot.current_version is not None  # checked by _entrant_bots / the ladder's query
+    assert bot.current_version is not None  # checked by bots_ready_to_play / the ladder's query
     return bot.current_version
 
 
@@ -173,8 +157,8 @@ def ladders_schedule(*, rng: random.Random | None = None) -> dict[str, int]:
 
 def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
     """Queue ladder matches among the game's bots with an active current version, up to
-    ``ARENA_LADDER_QUEUE_DEPTH`` pending ones. Each match is built around the bot whose current
-    version has played least (new versions first), with opponents of close rating."""
+    ``ARENA_LADDER_QUEUE_DEPTH`` pending ones, chosen by ``tournaments.matchmaking``: new
+    versions' first games, then the pairs whose order the strength fit is least sure of."""
     rng = rng or random.Random()
     pending = Match.objects.filter(
         ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED
@@ -195,30 +179,21 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     size = formats.entrants_per_match(formats.load(ladder.game, ladder.params))
     ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
 
-    def rating(bot: Bot) -> float:
-        row = ratings.get(bot.pk)
-        return row.rating if row else 1500.0
-
     def played(bot: Bot) -> int:
         row = ratings.get(bot.pk)
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
-    planned: Counter[int] = Counter()
-    specs: list[MatchSpec] = []
-    for _ in range(free):
-        if len(bots) < size:
-            break
-        focus = min(bots, key=lambda b: (played(b) + planned[b.pk], rng.random()))
-        others = sorted(
-            (b for b in bots if b.pk != focus.pk),
-            key=lambda b: abs(rating(b) - rating(focus)) + rng.uniform(0, 50),
-        )
-        table = [focus, *rng.sample(others[: 2 * (size - 1)], size - 1)]
-        rng.shuffle(table)
-        for bot in table:
-            planned[bot.pk] += 1
-        specs.append(MatchSpec(entrants=[_current(b) for b in table], seed=rng.randrange(2**31)))
-        bots = [b for b in bots if busy[b.pk] + planned[b.pk] < MAX_PENDING_PER_BOT]
+    rankings = match_rankings(game=ladder.game)
+    tables = plan_tables(
+        candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk]) for b in bots],
+        fit=fit_rankings(rankings), meetings=meetings_of([[b for b, _ in r] for r in rankings]),
+        table_size=size, count=free, rng=rng,
+    )  # fmt: skip
+    by_id = {b.pk: b for b in bots}
+    specs = [
+        MatchSpec(entrants=[_current(by_id[pk]) for pk in table], seed=rng.randrange(2**31))
+        for table in tables
+    ]
     if not specs:
         return []
     return matches_create(

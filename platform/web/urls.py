@@ -1,8 +1,28 @@
-"""The site's pages (server-rendered, in Korean and English)."""
+"""The site's pages (server-rendered, in Korean and English; the same URLs in both)."""
 
+from django.contrib.auth import views as auth_views
 from django.urls import path
-from django.views.generic import TemplateView
+
+from web import views
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", views.home, name="home"),
+    path("ladder/<str:game>/", views.ladder, name="ladder"),
+    path("rules/<str:game>/", views.rules, name="rules"),
+    path("docs/<str:name>/", views.doc_page, name="doc"),
+    path("bots/new/", views.bot_new, name="bot_new"),
+    path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
+    path("bots/<int:bot_id>/versions/", views.bot_upload_version, name="bot_upload"),
+    path("bots/<int:bot_id>/challenge/", views.bot_challenge, name="bot_challenge"),
+    path("bots/<int:bot_id>/logs/", views.bot_logs, name="bot_logs"),
+    path("tournaments/", views.tournament_list, name="tournaments"),
+    path("tournaments/new/", views.tournament_new, name="tournament_new"),
+    path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),
+    path("tournaments/<int:tournament_id>/progress/", views.tournament_progress_partial,
+         name="tournament_progress"),  # fmt: skip
+    path("matches/<int:match_id>/", views.match_detail, name="match"),
+    path("matches/<int:match_id>/replay.json", views.match_replay_json, name="match_replay"),
+    path("accounts/login/", auth_views.LoginView.as_view(next_page="home"), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
+    path("accounts/signup/", views.signup, name="signup"),
 ]

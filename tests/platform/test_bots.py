@@ -44,7 +44,7 @@ def test_bot_names_games_and_duplicates_are_checked() -> None:
     ("filename", "content", "code", "words"),
     [
         ("notes.txt", b"hello", "bad_package", "cannot tell the runtime"),
-        ("bot.zip", b"PK\x03\x04 broken", "bad_package", "cannot tell the runtime"),
+        ("bot.zip", b"PK\x03\x04 broken", "bad_package", "not a zip archive"),
         ("bot.py", b"", "empty_file", "empty"),
         ("bot.py", b"#" * (MAX_UPLOAD_BYTES + 1), "too_large", "MiB"),
     ],

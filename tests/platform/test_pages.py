@@ -5,15 +5,6 @@ from django.test import Client
 pytestmark = pytest.mark.django_db
 
 
-def test_home_page_names_the_site_and_links_to_admin_and_api(client: Client) -> None:
-    response = client.get("/")
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "<h1>Card Arena</h1>" in html
-    assert 'href="/admin/"' in html
-    assert 'href="/api/health/"' in html
-
-
 def test_admin_asks_anonymous_visitors_to_log_in(client: Client) -> None:
     response = client.get("/admin/", follow=True)
     assert response.redirect_chain == [("/admin/login/?next=/admin/", 302)]

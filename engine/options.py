@@ -1,0 +1,64 @@
+"""What a game's rule options are, read from its ``Params`` dataclass: for listings (``arena
+games``, the API's ``/api/games/``) that must never drift from what ``load_game`` accepts."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from .registry import game_class
+
+_TYPE_NAMES = {bool: "boolean", int: "integer", str: "string", float: "number"}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rule option: its JSON type, default, and the values ``parse_params`` accepts
+    (``choices``, or an inclusive ``minimum``/``maximum``; all ``None`` when any value of the
+    type is accepted, subject to the game's cross-option checks)."""
+
+    name: str
+    type: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    default_seats: int
+    options: tuple[OptionSpec, ...]
+
+
+def describe_game(name: str) -> GameSpec:
+    """The static facts and every rule option of game ``name`` (``InvalidParams`` if unknown)."""
+    cls = game_class(name)
+    hints = get_type_hints(cls.Params)
+    options = []
+    for f in dataclasses.fields(cls.Params):
+        bounds = f.metadata.get("range")
+        choices = f.metadata.get("choices")
+        options.append(
+            OptionSpec(
+                name=f.name,
+                type=_TYPE_NAMES.get(hints[f.name], str(hints[f.name])),
+                default=f.default,
+                choices=tuple(choices) if choices is not None else None,
+                minimum=bounds[0] if bounds else None,
+                maximum=bounds[1] if bounds else None,
+            )
+        )
+    return GameSpec(
+        name=cls.name,
+        title=cls.title,
+        min_seats=cls.min_players,
+        max_seats=cls.max_players,
+        default_seats=cls().num_players,
+        options=tuple(options),
+    )

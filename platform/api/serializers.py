@@ -1,0 +1,295 @@
+"""Input serializers parse requests; output serializers shape responses. Neither holds logic:
+views hand parsed input to a service or selector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from bots.models import Bot, BotVersion
+from matches.models import Match, MatchSeat, MatchStatus
+
+# -- auth --------------------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+    name = serializers.CharField(max_length=64, default="api", help_text="to tell tokens apart")
+
+
+class TokenSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    created = serializers.DateTimeField(source="token.created")
+    expiry = serializers.DateTimeField(source="token.expiry", allow_null=True)
+
+
+class TokenCreatedSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="the secret: shown only now")
+
+
+# -- games -------------------------------------------------------------------------------------
+
+
+class SeatsSerializer(serializers.Serializer[Any]):
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+    default = serializers.IntegerField()
+
+
+class ParamSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["boolean", "integer", "string"])
+    default = serializers.JSONField()
+    choices = serializers.ListField(child=serializers.JSONField(), allow_null=True)
+    minimum = serializers.IntegerField(allow_null=True)
+    maximum = serializers.IntegerField(allow_null=True)
+    meaning = serializers.CharField()
+
+
+class GameSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    seats = SeatsSerializer()
+    params = ParamSerializer(many=True)
+    rules_url = serializers.URLField(help_text="the rules for bot authors")
+
+
+# -- bots --------------------------------------------------------------------------------------
+
+
+class BotCreateSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=64)
+    game = serializers.CharField(max_length=32)
+    file = serializers.FileField(help_text="a .py/.js/executable file or a .zip with bot.toml")
+
+
+class VersionCreateSerializer(serializers.Serializer[Any]):
+    file = serializers.FileField()
+
+
+class VersionBriefSerializer(serializers.ModelSerializer[BotVersion]):
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "status"]
+
+
+class VersionSerializer(serializers.ModelSerializer[BotVersion]):
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "status", "reason", "fault", "runtime", "filename", "size",
+                  "sha256", "created_at", "validated_at"]  # fmt: skip
+
+
+class BotCreatedSerializer(serializers.ModelSerializer[Bot]):
+    current_version = serializers.SerializerMethodField(help_text="the version just uploaded")
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "current_version"]
+
+    def get_current_version(self, bot: Bot) -> dict[str, Any]:
+        return dict(VersionBriefSerializer(self.context["version"]).data)
+
+
+class BotSerializer(serializers.ModelSerializer[Bot]):
+    owner = serializers.CharField(source="owner.username")
+    current_version = VersionBriefSerializer(allow_null=True, help_text="the version it plays")
+    rating = serializers.SerializerMethodField()
+    games = serializers.SerializerMethodField(help_text="rated matches on its game's ladder")
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "owner", "created_at", "current_version", "rating",
+                  "games"]  # fmt: skip
+
+    def get_rating(self, bot: Bot) -> float | None:
+        ratings = list(bot.ratings.all())
+        return ratings[0].rating if ratings else None
+
+    def get_games(self, bot: Bot) -> int:
+        ratings = list(bot.ratings.all())
+        return ratings[0].games if ratings else 0
+
+
+class BotDetailSerializer(BotSerializer):
+    versions = VersionSerializer(many=True)
+
+    class Meta(BotSerializer.Meta):
+        fields = [*BotSerializer.Meta.fields, "versions"]
+
+
+class SeatLogSerializer(serializers.ModelSerializer[MatchSeat]):
+    class Meta:
+        model = MatchSeat
+        fields = ["match", "seat", "fault", "fault_message", "log"]
+
+
+class VersionLogSerializer(serializers.ModelSerializer[BotVersion]):
+    matches = SeatLogSerializer(many=True, help_text="its latest match seats with stderr")
+
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "status", "fault", "reason", "log", "matches"]
+
+
+# -- tournaments -------------------------------------------------------------------------------
+
+
+class TournamentCreateSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=100, default="", allow_blank=True)
+    game = serializers.CharField(max_length=32)
+    bots = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=64)
+    params = serializers.DictField(default=dict, help_text="rule options (GET /api/games/)")
+    rounds = serializers.IntegerField(default=1, min_value=1)
+    duplicate = serializers.BooleanField(default=True)
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    running = serializers.IntegerField()
+    failed = serializers.IntegerField(help_text="ended in a platform error")
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField(help_text="owner/name")
+    version = serializers.IntegerField(help_text="the version number it entered with")
+    matches = serializers.IntegerField()
+    points = serializers.FloatField()
+    average_place = serializers.FloatField(allow_null=True)
+    total_score = serializers.FloatField()
+    faults = serializers.IntegerField()
+
+
+class CrossTableSerializer(serializers.Serializer[Any]):
+    bots = serializers.ListField(child=serializers.IntegerField())
+    points = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(allow_null=True)),
+        help_text="points[i][j]: what bots[i] took from bots[j] (null: they never met)",
+    )
+    meetings = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+
+
+class TournamentSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    params = serializers.DictField()
+    rounds = serializers.IntegerField()
+    duplicate = serializers.BooleanField()
+    status = serializers.CharField()
+    created_by = serializers.CharField(source="created_by.username")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    progress = ProgressSerializer()
+    standings = StandingSerializer(many=True)
+    cross_table = CrossTableSerializer()
+
+
+class CreatedSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+
+
+# -- matches -----------------------------------------------------------------------------------
+
+
+class BotRefSerializer(serializers.ModelSerializer[Bot]):
+    owner = serializers.CharField(source="owner.username")
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "owner"]
+
+
+class SeatSerializer(serializers.ModelSerializer[MatchSeat]):
+    bot = BotRefSerializer()
+    version = VersionBriefSerializer(source="bot_version")
+
+    class Meta:
+        model = MatchSeat
+        fields = ["seat", "partnership", "bot", "version", "score", "place", "fault",
+                  "fault_message"]  # fmt: skip
+
+
+class MatchSerializer(serializers.ModelSerializer[Match]):
+    seats = SeatSerializer(many=True)
+
+    class Meta:
+        model = Match
+        fields = ["id", "game", "params", "duplicate", "origin", "status", "tournament", "round",
+                  "queued_at", "started_at", "finished_at", "seats"]  # fmt: skip
+
+
+class MatchFilterSerializer(serializers.Serializer[Any]):
+    tournament = serializers.IntegerField(required=False)
+    bot = serializers.IntegerField(required=False)
+    status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+
+
+class ReplayQuerySerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(required=False, min_value=0,
+                                    help_text="only what this seat knew")  # fmt: skip
+
+
+class ChallengeCreateSerializer(serializers.Serializer[Any]):
+    bot = serializers.IntegerField(help_text="your bot")
+    opponents = serializers.ListField(child=serializers.IntegerField(), min_length=1,
+                                      max_length=5)  # fmt: skip
+    duplicate = serializers.BooleanField(default=True)
+    params = serializers.DictField(default=dict)
+
+
+# -- ladders -----------------------------------------------------------------------------------
+
+
+class LadderRowSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    bot = BotRefSerializer()
+    owner = serializers.CharField()
+    rating = serializers.FloatField()
+    games = serializers.IntegerField()
+
+
+class HistoryQuerySerializer(serializers.Serializer[Any]):
+    bot = serializers.IntegerField()
+
+
+class RatingChangeSerializer(serializers.Serializer[Any]):
+    match = serializers.IntegerField(source="match_id")
+    seq = serializers.IntegerField(help_text="the match's place in the ladder's rating order")
+    version = serializers.IntegerField(source="bot_version_id")
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+
+
+class BotFilterSerializer(serializers.Serializer[Any]):
+    game = serializers.CharField(required=False)
+    owner = serializers.CharField(required=False, help_text="a username")
+    mine = serializers.BooleanField(required=False, help_text="only your own bots")
+
+
+# -- errors (for the schema) -------------------------------------------------------------------
+
+
+class ErrorBodySerializer(serializers.Serializer[Any]):
+    code = serializers.CharField(help_text="stable machine-readable word")
+    message = serializers.CharField()
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()  # "fields" cannot be a class attribute of a serializer
+        fields["fields"] = serializers.DictField(
+            child=serializers.JSONField(), required=False, help_text="input name -> messages"
+        )
+        return fields
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    error = ErrorBodySerializer()

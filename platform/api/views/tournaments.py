@@ -1,0 +1,69 @@
+"""Round-robin tournaments: anyone reads them; any signed-in user creates one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.serializers import (
+    CreatedSerializer,
+    TournamentCreateSerializer,
+    TournamentDetailSerializer,
+    TournamentSerializer,
+)
+from api.views.common import errors, user_of
+from tournaments.models import Tournament
+from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.services import tournament_create
+
+
+class TournamentListView(generics.ListAPIView[Tournament]):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = TournamentSerializer
+    queryset = Tournament.objects.select_related("created_by").order_by("-id")
+
+    @extend_schema(
+        request=TournamentCreateSerializer,
+        responses={201: CreatedSerializer, **errors(400, 401)},
+        summary="Create a round robin; its matches are queued at once",
+    )
+    def post(self, request: Request) -> Response:
+        given = TournamentCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        tournament = tournament_create(
+            created_by=user_of(request), name=data["name"], game=data["game"],
+            bot_ids=data["bots"], params=data["params"], rounds=data["rounds"],
+            duplicate=data["duplicate"],
+        )  # fmt: skip
+        return Response({"id": tournament.pk}, status=status.HTTP_201_CREATED)
+
+
+class TournamentDetailView(generics.RetrieveAPIView[Tournament]):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = TournamentDetailSerializer
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        return Tournament.objects.select_related("created_by")
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        tournament = self.get_object()
+        standings = tournament_standings(tournament=tournament)
+        cross = tournament_cross_table(tournament=tournament)
+        tournament.progress = tournament_progress(tournament=tournament)  # type: ignore[attr-defined]
+        tournament.standings = [  # type: ignore[attr-defined]
+            {**vars(s), "rank": rank, "average_place": s.average_place}
+            for rank, s in enumerate(standings, start=1)
+        ]
+        tournament.cross_table = {  # type: ignore[attr-defined]
+            "bots": cross.bots,
+            "points": [[cross.points.get((a, b)) for b in cross.bots] for a in cross.bots],
+            "meetings": [[cross.meetings.get((a, b), 0) for b in cross.bots] for a in cross.bots],
+        }
+        return Response(TournamentDetailSerializer(tournament).data)

@@ -1,0 +1,69 @@
+"""The pages' forms: they parse and check shapes; the services decide (``ApplicationError``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
+
+from arena.errors import ApplicationError
+from bots.models import Bot
+from web.games import GAMES
+
+
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+    """An account for a bot author: a name and a password twice (Django's checks)."""
+
+
+class ServiceErrorMixin:
+    """Show a refused request's message on the field it names (or on the whole form)."""
+
+    def add_service_error(self, error: ApplicationError) -> None:
+        form: Any = self
+        form.add_error(error.field if error.field in form.fields else None, error.message)
+
+
+class NewBotForm(ServiceErrorMixin, forms.Form):
+    name = forms.CharField(label=_("Bot name"), max_length=64)
+    game = forms.ChoiceField(label=_("Game"), choices=[(g.key, g.name) for g in GAMES])
+    file = forms.FileField(
+        label=_("Program"),
+        help_text=_("A single .py or .js file, a static executable, or a .zip with a bot.toml "
+                    "(at most 8 MiB)."),
+    )
+
+
+class VersionForm(ServiceErrorMixin, forms.Form):
+    file = forms.FileField(label=_("New version"))
+
+
+class ChallengeForm(ServiceErrorMixin, forms.Form):
+    opponents = forms.TypedMultipleChoiceField(
+        label=_("Opponents"), coerce=int, widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args: Any, candidates: list[Bot], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field: Any = self.fields["opponents"]
+        field.choices = [(b.pk, f"{b.owner.username}/{b.name}") for b in candidates]
+
+
+class TournamentForm(ServiceErrorMixin, forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=100)
+    game = forms.ChoiceField(label=_("Game"), choices=[(g.key, g.name) for g in GAMES])
+    bots = forms.TypedMultipleChoiceField(
+        label=_("Bots"), coerce=int, widget=forms.CheckboxSelectMultiple,
+        help_text=_("Every bot must play the chosen game and have a validated version."),
+    )  # fmt: skip
+    rounds = forms.IntegerField(label=_("Rounds"), min_value=1, initial=1)
+    duplicate = forms.BooleanField(
+        label=_("Duplicate deals (the same cards with the seats rotated)"), required=False,
+        initial=True,
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, candidates: list[Bot], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field: Any = self.fields["bots"]
+        field.choices = [(b.pk, f"{b.owner.username}/{b.name} ({b.game})") for b in candidates]

@@ -1,0 +1,69 @@
+"""Small template filters for the pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from django import template
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from matches.models import MatchSeat
+from web.games import GAMES
+
+register = template.Library()
+_NAMES = {g.key: g.name for g in GAMES}
+
+
+@register.filter
+def game_name(key: str) -> str:
+    """The game's name in the active language."""
+    return str(_NAMES.get(key, key))
+
+
+@register.filter
+def entrants(seats: Iterable[MatchSeat]) -> list[MatchSeat]:
+    """One seat per bot: in team games a bot holds both seats of its side."""
+    seen: set[int] = set()
+    unique = []
+    for seat in seats:
+        if seat.bot_id not in seen:
+            seen.add(seat.bot_id)
+            unique.append(seat)
+    return unique
+
+
+_STATUS = {
+    "pending": _("waiting for validation"),
+    "validating": _("being validated"),
+    "active": _("active"),
+    "rejected": _("rejected"),
+    "queued": _("queued"),
+    "running": _("running"),
+    "finished": _("finished"),
+    "error": _("platform error"),
+    "cancelled": _("cancelled"),
+}
+
+
+@register.filter
+def version_status(status: str) -> str:
+    """A version's, match's or tournament's status in words of the active language."""
+    return str(_STATUS.get(status, status))
+
+
+@register.filter
+def get_item(mapping: Mapping[str, Any], key: str) -> Any:
+    return mapping.get(key)
+
+
+@register.filter
+def duration(value: timedelta) -> str:
+    """A rough duration in words: minutes under two hours, else hours."""
+    minutes = max(1, round(value.total_seconds() / 60))
+    if minutes < 120:
+        return ngettext("%(n)d minute", "%(n)d minutes", minutes) % {"n": minutes}
+    hours = round(minutes / 60)
+    return ngettext("%(n)d hour", "%(n)d hours", hours) % {"n": hours}

@@ -1,0 +1,341 @@
+"""The site's pages. Views parse, authorize and call one service or a few selectors; every
+read lives in the owning app's ``selectors.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+import engine
+from arena.errors import ApplicationError
+from bots.models import Bot
+from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
+from bots.services import bot_create_with_version, botversion_create
+from matches.challenges import challenge_create
+from matches.models import Match, MatchStatus
+from matches.selectors import bot_record, match_replay, match_with_seats, recent_matches
+from ratings.selectors import ladder_leaders, ladder_rows, rating_histories
+from tournaments.models import Tournament
+from tournaments.selectors import (
+    tournament_cross_table,
+    tournament_faults,
+    tournament_progress,
+    tournament_standings,
+    tournament_time_left,
+    tournaments_with_progress,
+)
+from tournaments.services import tournament_create
+from web import documents
+from web.faults import FAULT_HELP
+from web.forms import ChallengeForm, NewBotForm, SignUpForm, TournamentForm, VersionForm
+from web.games import GAMES, game_info
+from web.plots import rating_plot
+from web.viewer import viewer_labels
+
+PLOTTED_BOTS = 5
+RECENT = 10
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    leaders = ladder_leaders(per_game=3)
+    return render(request, "web/home.html", {
+        "games": [(g, leaders.get(g.key, [])) for g in GAMES],
+        "tournaments": tournaments_with_progress(limit=5, running_only=True),
+        "matches": recent_matches(limit=RECENT),
+    })  # fmt: skip
+
+
+def ladder(request: HttpRequest, game: str) -> HttpResponse:
+    info = game_info(game)
+    rows = ladder_rows(game=game)
+    top = rows[:PLOTTED_BOTS]
+    histories = rating_histories(game=game, bot_ids=[r.bot_id for r in top])
+    plot = rating_plot([(f"{r.owner}/{r.bot}", histories[r.bot_id]) for r in top])
+    return render(request, "web/ladder.html",
+                  {"game": info, "games": GAMES, "rows": rows, "plot": plot})
+
+
+def _bot_or_404(bot_id: int) -> Bot:
+    try:
+        return bot_with_versions(bot_id=bot_id)
+    except Bot.DoesNotExist:
+        raise Http404(_("There is no bot with that number.")) from None
+
+
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    return _bot_page(request, _bot_or_404(bot_id))
+
+
+def _bot_page(
+    request: HttpRequest,
+    bot: Bot,
+    *,
+    version_form: VersionForm | None = None,
+    challenge_form: ChallengeForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    is_owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    history = rating_histories(game=bot.game, bot_ids=[bot.pk])[bot.pk]
+    context: dict[str, Any] = {
+        "bot": bot,
+        "game": game_info(bot.game),
+        "versions": list(bot.versions.all()),
+        "is_owner": is_owner,
+        "plot": rating_plot([(str(bot), history)]),
+        "rating": history[-1] if history else None,
+        "record": bot_record(bot_id=bot.pk),
+        "matches": recent_matches(limit=RECENT, bot_id=bot.pk),
+        "fault_help": FAULT_HELP,
+    }
+    if is_owner:
+        context["version_form"] = version_form or VersionForm()
+        context["challenge_form"] = challenge_form or ChallengeForm(
+            candidates=_opponents(bot)
+        )
+    return render(request, "web/bot.html", context, status=status)
+
+
+def _opponents(bot: Bot) -> list[Bot]:
+    return [b for b in playable_bots(game=bot.game) if b.pk != bot.pk]
+
+
+def _owned_bot_or_404(request: HttpRequest, bot_id: int) -> Bot:
+    """Only its owner may change a bot or read its logs; anyone else gets a 404, not a 403."""
+    bot = _bot_or_404(bot_id)
+    if not request.user.is_authenticated or request.user.pk != bot.owner_id:
+        raise Http404(_("There is no bot with that number."))
+    return bot
+
+
+@login_required
+@require_POST
+def bot_upload_version(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _owned_bot_or_404(request, bot_id)
+    form = VersionForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            version = botversion_create(bot=bot, chunks=upload.chunks(), filename=upload.name)
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, _("Version %(number)d is stored and will be validated.")
+                             % {"number": version.number})  # fmt: skip
+            return redirect("bot", bot_id=bot.pk)
+    return _bot_page(request, bot, version_form=form, status=400)
+
+
+@login_required
+@require_POST
+def bot_challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _owned_bot_or_404(request, bot_id)
+    form = ChallengeForm(request.POST, candidates=_opponents(bot))
+    if form.is_valid():
+        user: User = request.user  # type: ignore[assignment]
+        try:
+            match = challenge_create(
+                user=user, bot_id=bot.pk, opponent_ids=form.cleaned_data["opponents"]
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, _("The challenge is queued."))
+            return redirect("match", match_id=match.pk)
+    return _bot_page(request, bot, challenge_form=form, status=400)
+
+
+@login_required
+def bot_logs(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """The bot's stderr from validation and its recent matches: its owner's eyes only."""
+    bot = _owned_bot_or_404(request, bot_id)
+    versions = list(bot.versions.all())
+    seats = (
+        list(botversion_recent_match_logs(version=bot.current_version))
+        if bot.current_version is not None else []
+    )  # fmt: skip
+    return render(request, "web/bot_logs.html", {
+        "bot": bot, "versions": versions, "seats": seats, "fault_help": FAULT_HELP,
+    })  # fmt: skip
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def bot_new(request: HttpRequest) -> HttpResponse:
+    form = NewBotForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        user: User = request.user  # type: ignore[assignment]
+        try:
+            version = bot_create_with_version(
+                owner=user, name=form.cleaned_data["name"], game=form.cleaned_data["game"],
+                chunks=upload.chunks(), filename=upload.name,
+            )  # fmt: skip
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            messages.success(request, _("Your bot is stored; its first version is being "
+                                        "validated."))  # fmt: skip
+            return redirect("bot", bot_id=version.bot_id)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "web/bot_new.html", {"form": form}, status=status)
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/tournaments.html", {
+        "tournaments": tournaments_with_progress(limit=50),
+    })  # fmt: skip
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_new(request: HttpRequest) -> HttpResponse:
+    game = game_info(request.POST.get("game") or request.GET.get("game") or GAMES[0].key)
+    candidates = list(playable_bots(game=game.key))
+    form = TournamentForm(request.POST or None, candidates=candidates,
+                          initial={"game": game.key})  # fmt: skip
+    if request.method == "POST" and form.is_valid():
+        user: User = request.user  # type: ignore[assignment]
+        data = form.cleaned_data
+        try:
+            tournament = tournament_create(
+                created_by=user, name=data["name"], game=data["game"], bot_ids=data["bots"],
+                rounds=data["rounds"], duplicate=data["duplicate"],
+            )  # fmt: skip
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            return redirect("tournament", tournament_id=tournament.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "web/tournament_new.html",
+                  {"form": form, "game": game, "games": GAMES}, status=status)  # fmt: skip
+
+
+def _tournament_or_404(tournament_id: int) -> Tournament:
+    tournament = Tournament.objects.select_related("created_by").filter(pk=tournament_id).first()
+    if tournament is None:
+        raise Http404(_("There is no tournament with that number."))
+    return tournament
+
+
+def _progress_context(tournament: Tournament) -> dict[str, Any]:
+    progress = tournament_progress(tournament=tournament)
+    return {
+        "tournament": tournament,
+        "progress": progress,
+        "percent": round(100 * progress.done / progress.total) if progress.total else 100,
+        "time_left": tournament_time_left(tournament=tournament, progress=progress),
+    }
+
+
+def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = _tournament_or_404(tournament_id)
+    standings = tournament_standings(tournament=tournament)
+    cross = tournament_cross_table(tournament=tournament)
+    names = {s.bot_id: s.bot for s in standings}
+    order = [s.bot_id for s in standings]
+    cross_rows = [
+        (names[a], [
+            None if a == b else (cross.points.get((a, b), 0.0), cross.meetings.get((a, b), 0))
+            for b in order
+        ])
+        for a in order
+    ]  # fmt: skip
+    return render(request, "web/tournament.html", {
+        **_progress_context(tournament),
+        "game": game_info(tournament.game),
+        "standings": standings,
+        "cross_names": [names[b] for b in order],
+        "cross_rows": cross_rows,
+        "faults": tournament_faults(tournament=tournament),
+        "fault_help": FAULT_HELP,
+    })  # fmt: skip
+
+
+def tournament_progress_partial(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The progress bar alone, polled by htmx while the tournament runs."""
+    tournament = _tournament_or_404(tournament_id)
+    return render(request, "web/_progress.html", _progress_context(tournament))
+
+
+def _match_or_404(match_id: int) -> Match:
+    try:
+        return match_with_seats(match_id=match_id)
+    except Match.DoesNotExist:
+        raise Http404(_("There is no match with that number.")) from None
+
+
+def _seat_param(request: HttpRequest, seats: int) -> int | None:
+    raw = request.GET.get("seat", "")
+    if raw in ("", "all"):
+        return None
+    if not raw.isdigit() or int(raw) >= seats:
+        raise Http404(_("This match has no such seat."))
+    return int(raw)
+
+
+def _replay_for(match: Match, seat: int | None) -> dict[str, Any]:
+    """The replay as everyone may see it: the whole of it once the match is over, or what one
+    seat knew. Hidden cards of an unfinished match reach no page (there is no replay yet)."""
+    replay = match_replay(match_id=match.pk)
+    return replay if seat is None else engine.seat_view(replay, seat)
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = _match_or_404(match_id)
+    seats = list(match.seats.all())
+    context: dict[str, Any] = {"match": match, "seats": seats, "game": game_info(match.game),
+                               "finished": match.status == MatchStatus.FINISHED}  # fmt: skip
+    if context["finished"]:
+        seat = _seat_param(request, len(seats))
+        context["replay"] = _replay_for(match, seat)
+        context["viewpoint"] = "all" if seat is None else seat
+        context["labels"] = viewer_labels()
+    return render(request, "web/match.html", context)
+
+
+def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = _match_or_404(match_id)
+    if match.status != MatchStatus.FINISHED:
+        raise Http404(_("The replay exists once the match is over."))
+    seat = _seat_param(request, match.seats.count())
+    response = JsonResponse(_replay_for(match, seat), json_dumps_params={"separators": (",", ":")})
+    if "download" in request.GET:
+        suffix = "" if seat is None else f"-seat{seat}"
+        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}{suffix}.json"'
+    return response
+
+
+def rules(request: HttpRequest, game: str) -> HttpResponse:
+    info = game_info(game)
+    document = documents.load(documents.DOCS / "rules" / info.key, get_language() or "en")
+    return render(request, "web/document.html", {"document": document, "game": info})
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in documents.DOC_PAGES:
+        raise Http404(_("There is no such page."))
+    document = documents.load(documents.DOCS / name, get_language() or "en")
+    return render(request, "web/document.html", {"document": document})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        messages.success(request, _("Welcome! Upload your first bot."))
+        return redirect(reverse("bot_new"))
+    status = 400 if request.method == "POST" else 200
+    return render(request, "registration/signup.html", {"form": form}, status=status)
+

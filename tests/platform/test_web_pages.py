@@ -1,0 +1,349 @@
+"""The site's pages through Django's test client: status, content, permissions, forms, queries.
+
+Matches are real: created and recorded by the platform's services, played by the engine's
+heuristic house agents in-process (no sandbox needed), so every replay is the engine's own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from pytest_django import DjangoCaptureOnCommitCallbacks
+
+from bots.models import Bot, BotVersion, BotVersionStatus
+from matches import formats
+from matches.execution import play
+from matches.models import Match, MatchOrigin, MatchSeat
+from matches.services import MatchSpec, match_claim, match_record_result, matches_create
+from ratings.services import ladder_for_game
+from tests.platform.factories import FIRST_LEGAL, UserFactory, active_bot, add_version
+from tournaments.models import Tournament
+from tournaments.services import tournament_create
+
+pytestmark = pytest.mark.django_db
+SEATS_HAND = re.compile(r'"hands":\s*(\[\[.*?\]\])')
+
+
+def record_played(match: Match, *, logs: Sequence[str] = ()) -> Match:
+    """Claim ``match`` and record it as played by the engine's house agents."""
+    token = match_claim(match_id=match.pk, worker="test")
+    assert token is not None
+    seats = list(MatchSeat.objects.filter(match=match).order_by("seat"))
+    played = play(game=match.game, params=match.params, seed=match.seed,
+                  duplicate=match.duplicate, seats=[None] * len(seats))  # fmt: skip
+    played.logs = list(logs) or [""] * len(seats)
+    assert match_record_result(match=match, token=token, played=played, seats=seats)
+    return Match.objects.get(pk=match.pk)
+
+
+def new_match(game: str, versions: Sequence[BotVersion], params: dict[str, Any] | None = None,
+              seed: int = 5) -> Match:  # fmt: skip
+    ladder = ladder_for_game(game=game)
+    (match,) = matches_create(
+        game=game, params=params or {}, duplicate=True, origin=MatchOrigin.LADDER,
+        specs=[MatchSpec(entrants=list(versions), seed=seed)], ladder_id=ladder.pk,
+    )  # fmt: skip
+    return match
+
+
+SHORT = {"belote": {"target": 300}, "bauer": {"start_points": 2}, "barbu": {"mode": "base"},
+         "badugi": {"hands": 4}}  # fmt: skip
+
+
+def played_match(game: str, *, logs: Sequence[str] = (), owner: User | None = None) -> Match:
+    """A finished, rated match of ``game`` between fresh bots (the first one owned by
+    ``owner`` if given)."""
+    size = formats.entrants_per_match(formats.load(game, SHORT[game]))
+    bots = [active_bot(game, owner=owner) if owner and i == 0 else active_bot(game)
+            for i in range(size)]  # fmt: skip
+    versions = [b.current_version for b in bots]
+    match = new_match(game, [v for v in versions if v is not None], SHORT[game])
+    return record_played(match, logs=logs)
+
+
+@pytest.fixture
+def recorded(held_matches: list[int], django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks):  # type: ignore[no-untyped-def]  # noqa: E501
+    """Make matches with their ratings applied (the on-commit rating task runs inline)."""
+
+    def make(game: str, **kwargs: Any) -> Match:
+        with django_capture_on_commit_callbacks(execute=True):
+            return played_match(game, **kwargs)
+
+    return make
+
+
+# -- home, ladder -----------------------------------------------------------------------------
+
+
+def test_home_lists_the_four_games_with_rules_links_leaders_and_recent_matches(
+    client: Client, recorded: Any
+) -> None:
+    match = recorded("barbu")
+    html = client.get("/").content.decode()
+    for game in ("belote", "bauer", "barbu", "badugi"):
+        assert f'href="/rules/{game}/"' in html
+        assert f'href="/ladder/{game}/"' in html
+    assert f'href="/matches/{match.pk}/"' in html
+    leader = match.seats.order_by("place").first()
+    assert leader is not None and f'href="/bots/{leader.bot_id}/"' in html
+    assert 'action="/i18n/setlang/"' in html
+
+
+def test_home_shows_running_tournaments_with_progress(client: Client, held_matches: list[int]) -> None:  # noqa: E501
+    bots = [active_bot("belote") for _ in range(3)]
+    tournament = tournament_create(created_by=UserFactory(), name="Spring cup", game="belote",
+                                   bot_ids=[b.pk for b in bots])  # fmt: skip
+    html = client.get("/").content.decode()
+    assert "Spring cup" in html and f'href="/tournaments/{tournament.pk}/"' in html
+    assert '<progress max="3" value="0"' in html
+
+
+def test_ladder_ranks_bots_with_stats_trend_and_plot(client: Client, recorded: Any) -> None:
+    for _ in range(2):
+        recorded("badugi")
+    response = client.get("/ladder/badugi/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<polyline" in html  # the rating history plot
+    rows = re.findall(r'<tr>\s*<td class="num">(\d+)</td>', html)
+    assert rows[:2] == ["1", "2"]
+    assert client.get("/ladder/chess/").status_code == 404
+
+
+def test_ladder_and_tournament_pages_use_a_fixed_number_of_queries(
+    client: Client, held_matches: list[int]
+) -> None:
+    from ratings.services import ladder_recompute
+    from tests.platform.factories import finished_match
+
+    def ladder_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/ladder/barbu/").status_code == 200
+        return len(queries)
+
+    bots = [active_bot("barbu") for _ in range(8)]
+    versions = [b.current_version for b in bots]
+    finished_match("barbu", versions[:4], [1, 2, 3, 4])
+    ladder_recompute(ladder_id=ladder_for_game(game="barbu").pk)
+    few = ladder_queries()
+    for i in range(6):
+        finished_match("barbu", versions[i % 4: i % 4 + 4], [4, 3, 2, 1])
+    ladder_recompute(ladder_id=ladder_for_game(game="barbu").pk)
+    assert ladder_queries() == few
+
+    tournament = tournament_create(created_by=UserFactory(), name="t", game="barbu",
+                                   bot_ids=[b.pk for b in bots[:5]])  # fmt: skip
+    with CaptureQueriesContext(connection) as small:
+        client.get(f"/tournaments/{tournament.pk}/")
+    big_t = tournament_create(created_by=UserFactory(), name="t2", game="barbu",
+                              bot_ids=[b.pk for b in bots])  # fmt: skip
+    with CaptureQueriesContext(connection) as big:
+        client.get(f"/tournaments/{big_t.pk}/")
+    assert len(big) == len(small) <= 15
+
+
+# -- bot page ---------------------------------------------------------------------------------
+
+
+def test_bot_page_shows_versions_record_and_matches_and_hides_owner_parts(
+    client: Client, recorded: Any
+) -> None:
+    owner = UserFactory()
+    match = recorded("bauer", owner=owner, logs=["secret-stderr-0", "", "secret-stderr-2", ""])
+    bot = Bot.objects.get(owner=owner)
+    add_version(bot, FIRST_LEGAL, status=BotVersionStatus.REJECTED)
+    BotVersion.objects.filter(bot=bot, number=2).update(
+        fault="timeout", reason="seat 0, decision 3: no answer within 1000 ms"
+    )
+    url = f"/bots/{bot.pk}/"
+    html = client.get(url).content.decode()
+    assert f'href="/matches/{match.pk}/"' in html
+    assert "Too slow" in html and "no answer within 1000 ms" in html  # the fault in plain words
+    opponent = match.seats.exclude(bot=bot).first()
+    assert opponent is not None and f'href="/bots/{opponent.bot_id}/"' in html  # the record
+    assert "Upload a new version" not in html and "secret-stderr" not in html
+    assert f"/bots/{bot.pk}/logs/" not in html
+
+    client.force_login(owner)
+    html = client.get(url).content.decode()
+    assert "Upload a new version" in html and f"/bots/{bot.pk}/logs/" in html
+    logs = client.get(f"/bots/{bot.pk}/logs/").content.decode()
+    assert "secret-stderr-0" in logs
+
+
+def test_private_logs_are_a_404_for_everyone_but_the_owner(client: Client) -> None:
+    bot = active_bot("belote")
+    assert client.get(f"/bots/{bot.pk}/logs/").status_code == 302  # log in first
+    client.force_login(UserFactory())
+    assert client.get(f"/bots/{bot.pk}/logs/").status_code == 404
+    assert client.post(f"/bots/{bot.pk}/versions/").status_code == 404
+    assert client.get("/bots/999999/").status_code == 404
+
+
+def test_upload_of_a_new_version_shows_the_services_refusal(client: Client, held_matches: list[int]) -> None:  # noqa: E501
+    bot = active_bot("belote")
+    client.force_login(bot.owner)
+    version = bot.current_version
+    assert version is not None
+    same = SimpleUploadedFile("bot.py", bytes(version.package.data))
+    response = client.post(f"/bots/{bot.pk}/versions/", {"file": same})
+    assert response.status_code == 400
+    assert "these exact bytes are already version 1" in response.content.decode()
+
+    fresh = SimpleUploadedFile("bot.py", (FIRST_LEGAL + "# v2\n").encode())
+    response = client.post(f"/bots/{bot.pk}/versions/", {"file": fresh})
+    assert response.status_code == 302 and bot.versions.count() == 2
+
+
+def test_challenge_form_queues_a_match_or_says_why_not(client: Client, held_matches: list[int]) -> None:  # noqa: E501
+    mine, other, third = (active_bot("bauer") for _ in range(3))
+    client.force_login(mine.owner)
+    response = client.post(f"/bots/{mine.pk}/challenge/", {"opponents": [other.pk, third.pk]})
+    assert response.status_code == 400
+    assert "name 1 opponent(s), not 2" in response.content.decode()
+    response = client.post(f"/bots/{mine.pk}/challenge/", {"opponents": [other.pk]})
+    assert response.status_code == 302
+    match = Match.objects.get(origin=MatchOrigin.CHALLENGE)
+    assert response["Location"] == f"/matches/{match.pk}/"
+
+
+def test_new_bot_form_refuses_a_bad_package_and_creates_a_good_one(
+    client: Client, held_matches: list[int]
+) -> None:
+    client.force_login(UserFactory())
+    assert client.get("/bots/new/").status_code == 200
+    bad = SimpleUploadedFile("notes.txt", b"hello")
+    response = client.post("/bots/new/", {"name": "first", "game": "barbu", "file": bad})
+    assert response.status_code == 400 and "errorlist" in response.content.decode()
+    assert not Bot.objects.filter(name="first").exists()
+    good = SimpleUploadedFile("bot.py", FIRST_LEGAL.encode())
+    response = client.post("/bots/new/", {"name": "first", "game": "barbu", "file": good})
+    bot = Bot.objects.get(name="first")
+    assert response.status_code == 302 and response["Location"] == f"/bots/{bot.pk}/"
+
+
+# -- tournaments ------------------------------------------------------------------------------
+
+
+def test_tournament_page_progress_partial_standings_and_create_form(
+    client: Client, held_matches: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    bots = [active_bot("belote") for _ in range(3)]
+    user = UserFactory()
+    client.force_login(user)
+    form = {"name": "Cup", "game": "belote", "bots": [bots[0].pk], "rounds": 1, "duplicate": "on"}
+    response = client.post("/tournaments/new/", form)
+    assert response.status_code == 400  # one bot: the service says why
+    assert "errorlist" in response.content.decode()
+    form = {"name": "Cup", "game": "belote", "bots": [b.pk for b in bots], "rounds": 1}
+    response = client.post("/tournaments/new/", form)
+    tournament = Tournament.objects.get(name="Cup")
+    assert response.status_code == 302 and response["Location"] == f"/tournaments/{tournament.pk}/"
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert f'hx-get="/tournaments/{tournament.pk}/progress/"' in page
+    assert "0 of 3 matches played" in page
+
+    with django_capture_on_commit_callbacks(execute=True):
+        record_played(tournament.matches.order_by("id").first())
+    partial = client.get(f"/tournaments/{tournament.pk}/progress/", HTTP_HX_REQUEST="true")
+    text = partial.content.decode()
+    assert partial.status_code == 200 and "<html" not in text
+    assert "1 of 3 matches played" in text and "left" in text
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert page.count('href="/bots/') >= 3  # standings
+
+
+# -- match page and replays -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["belote", "bauer", "barbu", "badugi"])
+def test_match_page_embeds_the_replay_and_a_seat_view_without_hidden_cards(
+    client: Client, recorded: Any, game: str
+) -> None:
+    match = recorded(game)
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    data = json.loads(re.search(r'id="replay-data" type="application/json">(.*?)</script>', html,
+                                re.S).group(1))  # type: ignore[union-attr]  # fmt: skip
+    assert data["game"] == game and "deck" in data["games"][0]["deals"][0]
+    assert 'src="/static/web/replay/viewer.js"' in html
+
+    view = client.get(f"/matches/{match.pk}/replay.json?seat=1").json()
+    assert view["viewpoint"] == {"seat": 1} and "deck" not in view["games"][0]["deals"][0]
+    hands = view["games"][0]["deals"][0]["hands"]
+    assert all(card == "??" for seat, hand in enumerate(hands) if seat != 1 for card in hand)
+    page = client.get(f"/matches/{match.pk}/?seat=1").content.decode()
+    assert '"viewpoint": {"seat": 1}' in page and '"deck": [' not in page
+    download = client.get(f"/matches/{match.pk}/replay.json?download=1")
+    assert "attachment" in download["Content-Disposition"]
+    assert client.get(f"/matches/{match.pk}/replay.json?seat=9").status_code == 404
+
+
+def test_an_unfinished_match_shows_no_replay(client: Client, held_matches: list[int]) -> None:
+    versions = [active_bot("belote").current_version for _ in range(2)]
+    match = new_match("belote", [v for v in versions if v is not None])
+    html = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "replay-data" not in html and '"hands"' not in html
+    assert client.get(f"/matches/{match.pk}/replay.json").status_code == 404
+
+
+# -- accounts, documents ----------------------------------------------------------------------
+
+
+def test_sign_up_logs_the_new_author_in(client: Client) -> None:
+    account = {"username": "newbie", "password1": "a-Long-pass-77", "password2": "a-Long-pass-77"}
+    response = client.post("/accounts/signup/", account)
+    assert response.status_code == 302 and response["Location"] == "/bots/new/"
+    assert client.get("/bots/new/").status_code == 200
+    bad = {"username": "x", "password1": "1", "password2": "2"}
+    response = client.post("/accounts/signup/", bad)
+    assert response.status_code == 400
+
+
+def test_rules_and_docs_pages_render_the_projects_markdown(client: Client) -> None:
+    html = client.get("/rules/barbu/").content.decode()
+    assert "<h1" in html and "<table>" in html
+    assert client.get("/docs/protocol/").status_code == 200
+    assert client.get("/docs/secrets/").status_code == 404
+    assert client.get("/rules/poker/").status_code == 404
+
+
+# -- languages --------------------------------------------------------------------------------
+
+
+def test_accept_language_korean_gives_korean_pages_on_the_same_urls(client: Client) -> None:
+    html = client.get("/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert '<html lang="ko">' in html
+    assert "바둑이" in html and "바흐뷰" in html and "벨로테" in html and "바우어" in html
+    assert "진행 중인 토너먼트" in html
+    english = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<html lang="en">' in english and "Running tournaments" in english
+
+
+def test_the_language_switch_is_remembered(client: Client) -> None:
+    response = client.post("/i18n/setlang/", {"language": "ko", "next": "/ladder/barbu/"})
+    assert response.status_code == 302 and response["Location"] == "/ladder/barbu/"
+    html = client.get("/ladder/barbu/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "바흐뷰 래더" in html
+
+
+def test_rules_page_follows_the_language(client: Client) -> None:
+    korean = client.get("/rules/belote/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "벨로테" in korean and "not translated yet" not in korean
+    english = client.get("/rules/belote/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<h1" in english and "Belote" in english and "벨로테 (Belote)" not in english
+
+
+def test_service_refusals_and_numbers_render_in_korean(client: Client) -> None:
+    client.force_login(UserFactory())
+    response = client.post("/bots/new/", {"name": "x"}, HTTP_ACCEPT_LANGUAGE="ko")
+    assert response.status_code == 400
+    assert "필수 항목입니다" in response.content.decode()  # Django's own Korean catalogue
