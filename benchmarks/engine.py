@@ -1,7 +1,10 @@
 """Engine throughput on one core: complete deals/s and matches/s with random agents.
 
-Every decision builds the acting seat's observation, as a real match does. Run:
-``python benchmarks/engine.py [--seconds 3]``. Prints a table with the targets and ratios.
+The main figure builds the acting seat's observation at every decision, as a real match does;
+the ``no obs`` column skips it (what a self-play loop that reads the state directly pays). When
+``open_spiel`` is installed, OpenSpiel's euchre (the closest game it ships) is driven from Python
+by the same random loop in the same run, and every figure is also given as a ratio to it. Run:
+``python benchmarks/engine.py [--seconds 3]``. Targets are issue 15's.
 """
 
 from __future__ import annotations
@@ -31,15 +34,15 @@ class Case:
 
 
 CASES = [
-    Case("Bauer", "bauer", {}, "deals", 8_000),
-    Case("Belote", "belote", {}, "deals", 5_000),
-    Case("Barbu (Geronimo)", "barbu", {"mode": "geronimo"}, "deals", 3_000),
-    Case("Badugi heads-up", "badugi", {"players": 2}, "hands", 10_000),
+    Case("Bauer", "bauer", {}, "deals", 13_000),
+    Case("Belote", "belote", {}, "deals", 10_000),
+    Case("Barbu (Geronimo)", "barbu", {"mode": "geronimo"}, "deals", 8_000),
+    Case("Badugi heads-up", "badugi", {"players": 2}, "hands", 20_000),
 ]
 
 
-def play_states(game: engine.Game, seconds: float) -> tuple[int, int, float]:
-    """Random playouts with an observation per decision: (matches, deals, elapsed)."""
+def play_states(game: engine.Game, seconds: float, observe: bool) -> tuple[int, int, float]:
+    """Random playouts, an observation per decision if ``observe``: (matches, deals, elapsed)."""
     rng = random.Random(1)
     pick = rng.random
     matches = deals = 0
@@ -52,12 +55,41 @@ def play_states(game: engine.Game, seconds: float) -> tuple[int, int, float]:
             seat = state.current_player()
             if seat < 0:
                 break
-            state.observation(seat)
+            if observe:
+                state.observation(seat)
             legal = state.legal_actions()
             state.apply_action(legal[int(pick() * len(legal))])
         matches += 1
         deals += len(state.deals)
     return matches, deals, time.perf_counter() - started
+
+
+def openspiel_euchre(seconds: float, observe: bool) -> float | None:
+    """OpenSpiel euchre deals/s, driven from Python like :func:`play_states` (None: no pyspiel).
+
+    ``observe`` builds the acting player's information-state string at every decision.
+    """
+    try:
+        import pyspiel  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("euchre")
+    pick = random.Random(1).random
+    deals = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
+                continue
+            if observe:
+                state.information_state_string(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+        deals += 1
+    return deals / (time.perf_counter() - started)
 
 
 def run_matches(game: engine.Game, seconds: float) -> tuple[int, float]:
@@ -98,25 +130,41 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     python = sys.version.split()[0]
     print(f"engine benchmark, one core, {args.seconds:.0f} s per figure, Python {python}")
+    euchre = openspiel_euchre(args.seconds, observe=False)
+    if euchre is None:
+        print("OpenSpiel euchre: open_spiel is not installed (pip install card-arena[openspiel])")
+    else:
+        euchre_obs = openspiel_euchre(args.seconds, observe=True)
+        print(
+            f"OpenSpiel euchre, Python-driven: {euchre:,.0f} deals/s "
+            f"({euchre_obs:,.0f} with an information-state string per decision)"
+        )
     header = (
-        f"{'game':<18} {'unit':<6} {'per s':>9} {'target':>8} {'ratio':>6} "
-        f"{'matches/s':>10} {'deals/match':>11} {'run_match/s':>12}"
+        f"{'game':<18} {'unit':<6} {'per s':>9} {'target':>8} {'ratio':>6} {'/euchre':>7} "
+        f"{'no obs':>9} {'/euchre':>7} {'obs cost':>8} {'deals/match':>11} {'run_match/s':>12}"
     )
     print(header)
     print("-" * len(header))
+
+    def vs_euchre(rate: float) -> str:
+        return f"{rate / euchre:>7.2f}" if euchre else f"{'-':>7}"
+
     available = engine.available_games()
     for case in CASES:
         if case.game not in available:
             print(f"{case.label:<18} (not registered)")
             continue
         game = engine.load_game(case.game, **case.params)
-        matches, deals, elapsed = play_states(game, args.seconds)
+        matches, deals, elapsed = play_states(game, args.seconds, observe=True)
         per_s = deals / elapsed
+        _, bare_deals, bare_elapsed = play_states(game, args.seconds, observe=False)
+        bare = bare_deals / bare_elapsed
         runs, run_elapsed = run_matches(game, args.seconds)
         print(
             f"{case.label:<18} {case.unit:<6} {per_s:>9,.0f} {case.target_per_s:>8,.0f} "
-            f"{per_s / case.target_per_s:>6.2f} {matches / elapsed:>10,.1f} "
-            f"{deals / matches:>11.1f} {runs / run_elapsed:>12,.1f}"
+            f"{per_s / case.target_per_s:>6.2f} {vs_euchre(per_s)} {bare:>9,.0f} "
+            f"{vs_euchre(bare)} {1 - per_s / bare:>8.0%} {deals / matches:>11.1f} "
+            f"{runs / run_elapsed:>12,.1f}"
         )
     evals = badugi_evaluations(args.seconds)
     if evals is not None:

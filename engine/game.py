@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import Card, card, texts
+from .cards import TEXT_OF, Card, card, texts
 from .errors import IllegalAction, InvalidParams
+from .frozen import EMPTY, FrozenList
 from .params import params_dict, parse_params
 
 TERMINAL = -1
@@ -150,7 +151,8 @@ class State(ABC):
         elif not 0 <= first_dealer < self.num_players:
             raise InvalidParams(f"first_dealer must be a seat 0..{self.num_players - 1}")
         self.first_dealer = first_dealer
-        self._legal: list[str] | None = None
+        self._legal: FrozenList[str] | None = None
+        self._hand_texts: list[FrozenList[str] | None] = [None] * self.num_players
 
     # -- randomness: only from the seed ------------------------------------------------------
 
@@ -192,17 +194,27 @@ class State(ABC):
         return self.current_player() == TERMINAL
 
     def legal_actions(self) -> list[str]:
-        """Legal actions of the player to act, sorted; empty only when the game is over."""
+        """Legal actions of the player to act, sorted; empty only when the game is over.
+
+        The list is read-only (a :class:`~engine.frozen.FrozenList`) and is the very list the
+        acting seat's observation holds as ``legal``: computed once per decision, never copied.
+        """
         legal = self._legal
         if legal is None:
-            legal = self._legal = [] if self.is_terminal() else self._legal_actions()
-        return legal[:]
+            legal = self._legal = self._frozen_legal()
+        return legal
+
+    def _frozen_legal(self) -> FrozenList[str]:
+        if self.is_terminal():
+            return EMPTY
+        legal = self._legal_actions()
+        return legal if type(legal) is FrozenList else FrozenList(legal)
 
     def apply_action(self, action: str) -> None:
         """Verify ``action`` and apply it; raises :class:`IllegalAction` saying why not."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = [] if self.is_terminal() else self._legal_actions()
+            legal = self._legal = self._frozen_legal()
         if action not in legal:
             raise IllegalAction(self._explain_illegal(action, legal))
         self.history.append((self.current_player(), action))
@@ -216,6 +228,27 @@ class State(ABC):
     @abstractmethod
     def observation(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know, as a JSON-serialisable dict, and nothing more."""
+
+    def hand_text(self, seat: int) -> FrozenList[str]:
+        """``seat``'s hand as sorted card texts, built once and shared until the hand changes.
+
+        Games set ``self._hand_texts[seat] = None`` when one hand changes and call
+        :meth:`_forget_caches` when several do.
+        """
+        text = self._hand_texts[seat]
+        if text is None:
+            text = self._hand_texts[seat] = FrozenList(self._hand_strings(seat))
+        return text
+
+    def _hand_strings(self, seat: int) -> list[str]:
+        """``seat``'s hand as card texts; the default reads ``self.hands`` (lists of cards)."""
+        hand: list[Card] = self.hands[seat]  # type: ignore[attr-defined]
+        return [TEXT_OF[c] for c in hand]
+
+    def _forget_caches(self) -> None:
+        """Drop everything computed from the hands (new deal, or hidden cards re-dealt)."""
+        self._legal = None
+        self._hand_texts = [None] * self.num_players
 
     def clone(self) -> State:
         return copy.deepcopy(self)
@@ -236,7 +269,7 @@ class State(ABC):
             size = len(hands[s])
             hands[s] = sorted(pool[:size])
             del pool[:size]
-        other._legal = None
+        other._forget_caches()
         return other
 
     # -- for subclasses --------------------------------------------------------------------------

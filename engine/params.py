@@ -1,8 +1,9 @@
 """Strict parsing of rule options into keyword-only ``Params`` dataclasses.
 
 Each game declares ``@dataclass(frozen=True, kw_only=True) class Params`` whose fields are the
-options of RULES.md §6 with their defaults. A field may restrict its values with
-``field(default=..., metadata={"choices": (...)})`` or ``metadata={"range": (lo, hi)}``.
+options of docs/rules/<game>.md, "Rule options", with their defaults. A field may restrict its
+values with ``field(default=..., metadata={"choices": (...)})`` or
+``metadata={"range": (lo, hi)}``.
 Cross-field rules go in the dataclass's ``validate()`` method, raising :class:`InvalidParams`.
 """
 

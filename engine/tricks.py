@@ -1,4 +1,4 @@
-"""Trick-taking mechanics shared by Barbu, Belote and Bauer (RULES.md §0).
+"""Trick-taking mechanics shared by Barbu, Belote and Bauer (docs/rules/<game>.md, "Play").
 
 Each game supplies its own *power table*: for a (trump, suit led) pair, a 52-entry tuple giving
 every card's strength in that trick (trumps 100+, cards of the suit led 1..99, anything else 0).
@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cards import TEXT_OF, Card
+from .cards import CARDS, TEXT_OF, Card
+from .frozen import EMPTY, FrozenDict, FrozenList, appended
 
 TRUMP_BASE = 100
+
+#: ``PLAYED[seat][card]``: the public entry of a card on the table, made once and shared
+PLAYED: tuple[tuple[FrozenDict[str, Any], ...], ...] = tuple(
+    tuple(FrozenDict(seat=seat, card=TEXT_OF[c]) for c in CARDS) for seat in range(4)
+)
 
 
 def power_table(
@@ -47,17 +53,25 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
 
 
 class TrickTable:
-    """The trick on the table and the finished tricks of the current deal."""
+    """The trick on the table and the finished tricks of the current deal.
 
-    __slots__ = ("num_players", "leader", "seats", "cards", "public", "completed", "won", "taken")
+    The public forms are frozen so that every observation can hold them as they are (see
+    :mod:`engine.frozen`): ``completed`` (the finished tricks: leader, cards in play order,
+    winner) is replaced at the end of each trick, :meth:`current` (the trick on the table: seat,
+    card) is built when first asked for after a card is played.
+    """
+
+    __slots__ = (
+        "num_players", "leader", "seats", "cards", "_current", "completed", "won", "taken"
+    )  # fmt: skip
 
     def __init__(self, num_players: int, leader: int) -> None:
         self.num_players = num_players
         self.leader = leader
         self.seats: list[int] = []
         self.cards: list[Card] = []
-        self.public: list[dict[str, Any]] = []  # the trick on the table: seat, card
-        self.completed: list[dict[str, Any]] = []  # public: leader, cards (play order), winner
+        self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
+        self.completed: FrozenList[FrozenDict[str, Any]] = EMPTY
         self.won = [0] * num_players
         self.taken: list[list[Card]] = [[] for _ in range(num_players)]
 
@@ -74,23 +88,28 @@ class TrickTable:
         """Put ``card`` on the table; True when the trick is full."""
         self.seats.append(seat)
         self.cards.append(card)
-        self.public.append({"seat": seat, "card": TEXT_OF[card]})
+        self._current = None
         return len(self.cards) == self.num_players
 
     def finish(self, power: Sequence[int]) -> int:
         """Give the full trick to its winner, who leads next; returns the winner's seat."""
         winner = self.seats[best_index(self.cards, power)]
-        self.completed.append(
-            {"leader": self.leader, "cards": [TEXT_OF[c] for c in self.cards], "winner": winner}
-        )
+        cards = FrozenList([TEXT_OF[c] for c in self.cards])
+        trick = FrozenDict({"leader": self.leader, "cards": cards, "winner": winner})
+        self.completed = appended(self.completed, trick)
         self.won[winner] += 1
         self.taken[winner].extend(self.cards)
         self.leader = winner
         self.seats = []
         self.cards = []
-        self.public = []
+        self._current = EMPTY
         return winner
 
-    def current(self) -> list[dict[str, Any]]:
-        """The trick on the table, public form (a copy; its entries are never changed)."""
-        return self.public[:]
+    def current(self) -> FrozenList[FrozenDict[str, Any]]:
+        """The trick on the table, public form (frozen: shared until the next card)."""
+        current = self._current
+        if current is None:
+            current = self._current = FrozenList(
+                [PLAYED[s][c] for s, c in zip(self.seats, self.cards, strict=True)]
+            )
+        return current

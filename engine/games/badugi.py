@@ -1,19 +1,21 @@
-"""Badugi (RULES.md §2): 2–6 players, fixed-limit triple draw, ace-low four-card hands.
+"""Badugi (docs/rules/badugi.md): 2–6 players, fixed-limit triple draw, ace-low four-card hands.
 
 A :class:`BadugiState` is one match of ``hands`` hands (default 100) with the button moving one seat
 clockwise after every hand; the first button is ``first_dealer``. Every hand starts from fresh
-stacks (RULES.md §2.2), so ``returns()`` is each seat's net chips won over the match. Hand ``k``
-is dealt from ``deck_for(k)`` only and its reshuffles draw on ``deal_rng(k, "reshuffle")``, so a
-duplicate rotation of the same seed deals the same cards to the same seats.
+stacks ("Stakes, blinds and stacks"), so ``returns()`` is each seat's net chips won over the
+match. Hand ``k`` is dealt from ``deck_for(k)`` only and its reshuffles draw on
+``deal_rng(k, "reshuffle")``, so a duplicate rotation of the same seed deals the same cards to the
+same seats.
 
-Per hand (§2.3): blinds, four cards each, a betting round, then three times a draw and a betting
-round (small bet in rounds 1–2, big bet in 3–4, at most ``max_bets_per_round`` bets a round), and
-a showdown with split pots; the hand ends as soon as all but one player have folded. Actions:
-``fold``, ``check``, ``call``, ``bet``, ``raise`` and ``draw:`` + the discarded cards in sorted
-order (``draw:9s,Kd``; ``draw:`` stands pat). With ``korean_betting`` (§2.4) antes replace the
-blinds and ``half`` (하프, half the pot) joins ``bet`` (삥, one ante) and ``raise`` (따당).
+Per hand ("How a hand is played"): blinds, four cards each, a betting round, then three times a
+draw and a betting round (small bet in rounds 1–2, big bet in 3–4, at most ``max_bets_per_round``
+bets a round), and a showdown with split pots; the hand ends as soon as all but one player have
+folded. Actions: ``fold``, ``check``, ``call``, ``bet``, ``raise`` and ``draw:`` + the discarded
+cards in sorted order (``draw:9s,Kd``; ``draw:`` stands pat). With ``korean_betting`` ("Korean
+betting mode") antes replace the blinds and ``half`` (하프, half the pot) joins ``bet`` (삥, one
+ante) and ``raise`` (따당).
 
-Rule choices beyond RULES.md:
+Rule choices beyond the sources (documented in docs/rules/badugi.md, "Rule options"):
 
 * ``unlimited_heads_up`` lifts the cap while exactly two players are left in the hand; as in
   [RRP], a round capped while three or more were in stays capped after a fold leaves two.
@@ -37,6 +39,7 @@ from typing import Any, ClassVar
 
 from ..cards import CARD_BY_TEXT, CARDS, TEXT_OF, Card
 from ..errors import InvalidParams
+from ..frozen import EMPTY, FrozenDict, FrozenList, appended
 from ..game import TERMINAL, DealRecord, Game, State
 from ..registry import register
 from .badugi_hands import best_subset, hand_kind, hand_name, hand_value, value_name
@@ -55,14 +58,22 @@ __all__ = [
 ]
 
 ROUNDS = 4  # betting rounds; a draw comes between two rounds
-CHECK = ["check"]
-BET_CHECK = ["bet", "check"]
-CHECK_RAISE = ["check", "raise"]  # the big blind's option
-CALL_FOLD = ["call", "fold"]
-CALL_FOLD_RAISE = ["call", "fold", "raise"]
-KOREAN_OPEN = ["bet", "check", "fold", "half"]
-KOREAN_FACING = ["call", "fold", "half", "raise"]
+CHECK: FrozenList[str] = FrozenList(["check"])
+BET_CHECK: FrozenList[str] = FrozenList(["bet", "check"])
+CHECK_RAISE: FrozenList[str] = FrozenList(["check", "raise"])  # the big blind's option
+CALL_FOLD: FrozenList[str] = FrozenList(["call", "fold"])
+CALL_FOLD_RAISE: FrozenList[str] = FrozenList(["call", "fold", "raise"])
+KOREAN_OPEN: FrozenList[str] = FrozenList(["bet", "check", "fold", "half"])
+KOREAN_FACING: FrozenList[str] = FrozenList(["call", "fold", "half", "raise"])
 DREW = ["drew:0", "drew:1", "drew:2", "drew:3", "drew:4"]
+#: ``ACTED[seat][action]``: the public ``[seat, action]`` entry, made once and shared
+ACTED = tuple(
+    {
+        a: FrozenList([seat, a])
+        for a in ["bet", "call", "check", "fold", "half", "raise", *DREW]
+    }
+    for seat in range(6)
+)
 
 
 class Phase(Enum):
@@ -76,9 +87,9 @@ PHASE_TEXT = {phase: phase.value for phase in Phase}
 
 @dataclass(frozen=True, kw_only=True)
 class BadugiParams:
-    """Rule options of RULES.md §6 for Badugi, the stakes and the match length."""
+    """Rule options (docs/rules/badugi.md, "Rule options"), the stakes and the match length."""
 
-    #: seats at the table (RULES.md BDG-7: 2–6)
+    #: seats at the table (2–6, BDG-7)
     players: int = field(default=2, metadata={"range": (2, 6)})
     #: hands in the match; the button moves one seat clockwise after each
     hands: int = field(default=100, metadata={"range": (1, 1_000_000)})
@@ -98,7 +109,8 @@ class BadugiParams:
     unlimited_heads_up: bool = False
     #: a player never receives a card they discarded earlier in the hand [PS]
     never_return_own_discards: bool = False
-    #: Korean house betting (§2.4): antes, check / 삥 bet / 하프 half / 따당 raise / call / fold
+    #: Korean house betting ("Korean betting mode"): antes, check / 삥 bet / 하프 half /
+    #: 따당 raise / call / fold
     korean_betting: bool = False
     #: Korean betting: the ante every player puts in, which is also the 삥 bet
     ante: int = field(default=1, metadata={"range": (1, 1_000_000)})
@@ -124,7 +136,8 @@ class BadugiParams:
 
     @property
     def starting_stack(self) -> int:
-        """Chips each player has at the start of every hand (RULES.md §2.2: 100 big blinds)."""
+        """Chips each player has at the start of every hand (100 big blinds by default:
+        docs/rules/badugi.md, "Stakes, blinds and stacks")."""
         return self.stack or 100 * self.big_blind
 
     @property
@@ -159,12 +172,12 @@ class BadugiState(State):
             "hands": p.hands,
             "players": self.num_players,
             "betting": "korean" if self.korean else "fixed_limit",
-            "blinds": None if self.korean else [p.small_blind, p.big_blind],
-            "stakes": None if self.korean else [p.big_blind, p.big_bet],
+            "blinds": None if self.korean else FrozenList([p.small_blind, p.big_blind]),
+            "stakes": None if self.korean else FrozenList([p.big_blind, p.big_bet]),
             "ante": p.ante if self.korean else 0,
         }
         self.button = self.first_dealer
-        self.last_hand: dict[str, Any] | None = None
+        self.last_hand: FrozenDict[str, Any] | None = None
         self._start_hand()
 
     # -- the hand's course ------------------------------------------------------------------
@@ -178,6 +191,7 @@ class BadugiState(State):
         for offset in range(n):  # deck index k goes to seat (button + 1 + k) mod n
             hands[(b + 1 + offset) % n] = sorted(deck[offset:dealt:n])
         self.hands = hands
+        self._forget_caches()
         self.stub = deck[: dealt - 1 : -1]  # undealt cards, the top of the stub last
         self.muck: list[Card] = []
         self._rng: random.Random | None = None
@@ -187,9 +201,9 @@ class BadugiState(State):
         self.folded = [False] * n
         self.folded_hands: list[list[Card]] = [[] for _ in range(n)]
         self.live = n
-        self.drawn: list[list[int]] = [[] for _ in range(n)]
+        self.drawn: FrozenList[FrozenList[int]] = FrozenList([EMPTY] * n)  # replaced at draws
         self.discards: list[list[Card]] = [[] for _ in range(n)]
-        self.public: list[list[Any]] = []
+        self.public: FrozenList[FrozenList[Any]] = EMPTY  # this hand's [seat, action] pairs
         self.street = 0
         p = self.game.params
         if self.korean:
@@ -241,7 +255,7 @@ class BadugiState(State):
 
     def _legal_actions(self) -> list[str]:
         if self.phase is Phase.DRAW:
-            return draw_actions(self.hands[self.to_act])
+            return FrozenList(draw_actions(self.hands[self.to_act]))
         seat = self.to_act
         to_call = self.level - self.put[seat]
         if self.korean:
@@ -298,12 +312,13 @@ class BadugiState(State):
 
     def _apply_bet(self, action: str) -> None:
         seat = self.to_act
-        self.public.append([seat, action])
+        self.public = appended(self.public, ACTED[seat][action])
         if action == "fold":
             self.folded[seat] = True
             self.folded_hands[seat] = hand = self.hands[seat]
             self.muck.extend(hand)
             self.hands[seat] = []
+            self._hand_texts[seat] = None
             self.live -= 1
             self.pending -= 1
             if self.live == 1:
@@ -366,11 +381,14 @@ class BadugiState(State):
             self.muck.extend(out)
             hand.extend(self._receive(seat, len(out)))
             hand.sort()
+            self._hand_texts[seat] = None
             count = len(out)
         else:
             count = 0
-        self.drawn[seat].append(count)
-        self.public.append([seat, DREW[count]])
+        drawn = list(self.drawn)
+        drawn[seat] = appended(drawn[seat], count)
+        self.drawn = FrozenList(drawn)
+        self.public = appended(self.public, ACTED[seat][DREW[count]])
         self.pending -= 1
         if self.pending:
             self.to_act = self._next_live(seat)
@@ -458,17 +476,17 @@ class BadugiState(State):
             "reshuffles": self.reshuffles,
         }
         self.finish_deal_record(net)
-        self.last_hand = {
-            "hand_number": len(self.deals) - 1,
-            "button": self.button,
-            "actions": self.public,
-            "drawn": drawn,
-            "pot": pot,
-            "winners": winners,
-            "revealed": revealed,
-            "names": names,
-            "net": net,
-        }
+        self.last_hand = FrozenDict(
+            hand_number=len(self.deals) - 1,
+            button=self.button,
+            actions=self.public,
+            drawn=self.drawn,
+            pot=pot,
+            winners=FrozenList(winners),
+            revealed=FrozenList([None if r is None else FrozenList(r) for r in revealed]),
+            names=FrozenList(names),
+            net=FrozenList(net),
+        )
         if len(self.deals) < self.game.params.hands:
             self.button = (self.button + 1) % n
             self._start_hand()
@@ -506,15 +524,15 @@ class BadugiState(State):
             "seat": seat,
             "phase": PHASE_TEXT[phase],
             "to_act": to_act,
-            "hand": [TEXT_OF[c] for c in self.hands[seat]],
-            "legal": self.legal_actions() if to_act == seat else [],
+            "hand": self.hand_text(seat),
+            "legal": self.legal_actions() if to_act == seat else EMPTY,
             **self._table,
             "hand_number": len(self.deals) - 1,
             "button": self.button,
             "street": street,
             "draws_left": ROUNDS - 1 - street,
-            "actions": self.public[:],
-            "drawn": [d[:] for d in self.drawn],
+            "actions": self.public,
+            "drawn": self.drawn,
             "discards": [TEXT_OF[c] for c in self.discards[seat]],
             "folded": self.folded[:],
             "pot": self.pot,
@@ -540,13 +558,13 @@ class BadugiState(State):
             "stub",
             "muck",
             "folded",
-            "public",
             "put",
             "committed",
             "limited",
+            "_hand_texts",
         ):
             state[name] = list(state[name])
-        for name in ("hands", "drawn", "discards", "folded_hands"):
+        for name in ("hands", "discards", "folded_hands"):
             state[name] = [list(x) for x in state[name]]
         deals: list[DealRecord] = state["deals"]
         if deals:  # only the current deal's record is still written to (by assignment)
@@ -581,7 +599,7 @@ class BadugiState(State):
                 other.folded_hands[s] = move(other.folded_hands[s])
         other.stub = move(other.stub)
         other.muck = move(other.muck)
-        other._legal = None
+        other._forget_caches()
         return other
 
 

@@ -1,4 +1,5 @@
-"""Badugi hand evaluation (RULES.md §2.1): exact, table-driven, ace low, suits unranked.
+"""Badugi hand evaluation (docs/rules/badugi.md, "Hand ranking"): exact, table-driven, ace low,
+suits unranked.
 
 A hand's *value* is an integer in ``0..1091``: a greater value is a stronger hand and equal values
 tie. The 1,092 values are the hand *classes* (the rank sequence of the best badugi subset): 13

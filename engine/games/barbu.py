@@ -1,4 +1,4 @@
-"""Barbu (RULES.md §1 with its §6 options): seven contracts, Geronimo, Doubling, Salad, 32 cards.
+"""Barbu (docs/rules/barbu.md): seven contracts, Geronimo, Doubling, Salad, 32 cards.
 
 One :class:`BarbuState` is a whole game: 4 deals (base), 4n (n-repeat) or 28 / 24 (Geronimo,
 standard / Salad). Each deal: the dealer declares a contract (``contract:no_queens``,
@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from engine.cards import CARD_BY_TEXT, RANK_OF, RANK_VALUE, SUIT_OF, SUITS, TEXT_OF, Card
 from engine.errors import InvalidParams
+from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
 from engine.game import TERMINAL, Game, State
 from engine.games.barbu_rules import (
     DECK_32,
@@ -41,6 +42,7 @@ from engine.registry import register
 from engine.tricks import TrickTable
 
 _KH_TEXT = TEXT_OF[KING_OF_HEARTS]
+NO_SCORES: FrozenList[int] = FrozenList([0, 0, 0, 0])
 _NOT_A_CARD = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
@@ -54,7 +56,7 @@ class Phase(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Params:
-    """Barbu's rule options (RULES.md §6); defaults follow the seed as resolved in §1."""
+    """Barbu's rule options (docs/rules/barbu.md, "Rule options", with their defaults)."""
 
     #: base: everyone declares once (4 deals); repeat: ``repeats`` times each; geronimo: every
     #: declarer declares every contract once (28 deals, 24 with Salad)
@@ -107,9 +109,10 @@ class Params:
 class BarbuState(State):
     """One Barbu game. Hands are sorted lists of card texts (sorted texts = sorted cards).
 
-    ``self.public`` holds the public part of every observation. Its values are replaced, never
-    mutated, when they change, so an observation is a shallow copy of it plus the seat's own
-    cards; observations therefore share those lists and must be treated as read-only.
+    ``self.public`` holds the public part of every observation. Its values are immutable
+    (scalars, :class:`~engine.frozen.FrozenList`, :class:`~engine.frozen.FrozenDict`) and
+    replaced when they change, so an observation is a shallow copy of it plus the seat's own
+    cards, sharing those values safely.
     """
 
     game: BarbuGame
@@ -123,10 +126,10 @@ class BarbuState(State):
         self.num_tricks = 8 if p.deck == 32 else 13
         self.low_rank = 7 if p.deck == 32 else 2
         self.scores = [0, 0, 0, 0]
-        # Geronimo: the contracts each seat may still declare (inner lists are replaced, never
-        # mutated, so observations may share them)
-        self.left: list[list[str]] | None = (
-            [list(game.contracts) for _ in range(4)] if p.mode == "geronimo" else None
+        # Geronimo: the contracts each seat may still declare (frozen, replaced when they change,
+        # so observations share them)
+        self.left: FrozenList[FrozenList[str]] | None = (
+            FrozenList([FrozenList(game.contracts)] * 4) if p.mode == "geronimo" else None
         )
         # doubled_declarer[p][d]: how often p designated d on d's deals (pagat duties)
         self.doubled_declarer = [[0] * 4 for _ in range(4)]
@@ -143,6 +146,7 @@ class BarbuState(State):
         for k in range(4):  # deck index k goes to seat (dealer + 1 + k) mod 4, one at a time
             hands[(dealer + 1 + k) % 4] = sorted([TEXT_OF[c] for c in deck[k::4]])
         self.hands = hands
+        self._forget_caches()
         record = self.start_deal_record(dealer, deck)
         record.hands = [h[:] for h in hands]
         first = dealer if self.opts.first_player == "declarer" else (dealer + 1) % 4
@@ -173,16 +177,16 @@ class BarbuState(State):
             contract=None,
             trump=None,
             domino_rank=None,
-            designations=[],
+            designations=EMPTY,
             declarer_doubled_by=self._doubled_by() if self.opts.doubling else None,
-            trick=[],
-            tricks=[],
+            trick=EMPTY,
+            tricks=EMPTY,
             layout=None,
-            domino_moves=[],
-            finished=[],
-            deal_scores=[0, 0, 0, 0],
-            scores=self.scores[:],
-            contracts_left=list(self.left) if self.left is not None else None,
+            domino_moves=EMPTY,
+            finished=EMPTY,
+            deal_scores=NO_SCORES,
+            scores=FrozenList(self.scores),
+            contracts_left=self.left,
         )
 
     def _declaration_actions(self) -> list[str]:
@@ -199,15 +203,16 @@ class BarbuState(State):
             self.trump = extra[0]
         elif rules.domino:
             self.domino_rank = RANK_VALUE[extra[0]]
-            first = self.opts.domino_first  # who plays first in Domino (RULES.md §6)
+            first = self.opts.domino_first  # who plays first in Domino ("Rule options")
             if first == "left":
                 self.first_player = (self.dealer + 1) % 4
             elif first == "declarer":
                 self.first_player = self.dealer
             public["first_player"] = self.first_player
         if self.left is not None:
-            self.left[self.dealer] = [c for c in self.left[self.dealer] if c != name]
-            public["contracts_left"] = list(self.left)
+            left = list(self.left)
+            left[self.dealer] = FrozenList([c for c in left[self.dealer] if c != name])
+            self.left = public["contracts_left"] = FrozenList(left)
         rank = extra[0] if rules.domino else None
         public.update(contract=name, trump=self.trump, domino_rank=rank)
         self.deals[-1].info = {
@@ -224,8 +229,8 @@ class BarbuState(State):
 
     # -- doubling ------------------------------------------------------------------------------
 
-    def _doubled_by(self) -> list[int]:
-        return [row[self.dealer] for row in self.doubled_declarer]
+    def _doubled_by(self) -> FrozenList[int]:
+        return FrozenList([row[self.dealer] for row in self.doubled_declarer])
 
     def _designation_choices(self) -> list[tuple[str, tuple[int, ...]]]:
         p, d, opts = self._to_act, self.dealer, self.opts
@@ -263,7 +268,8 @@ class BarbuState(State):
             if t == self.dealer:
                 self.doubled_declarer[p][t] += 1
         public = self.public
-        public["designations"] = self.designations[:]
+        shown = FrozenDict(seat=p, targets=FrozenList(targets))
+        public["designations"] = appended(public["designations"], shown)
         public["declarer_doubled_by"] = self._doubled_by()
         if len(self.designations) == 3:
             self._start_play()
@@ -277,7 +283,7 @@ class BarbuState(State):
         assert rules is not None
         if rules.domino:
             self.phase = self.public["phase"] = Phase.DOMINO
-            self.public["layout"] = dict.fromkeys(SUITS)
+            self.public["layout"] = FrozenDict(dict.fromkeys(SUITS))
             self._to_act = self.first_player  # set for Domino by the declaration
         else:
             self.phase = self.public["phase"] = Phase.PLAY
@@ -285,7 +291,7 @@ class BarbuState(State):
             self.end_left = len(rules.end_cards) or -1
 
     def _trick_actions(self) -> list[str]:
-        """RULES.md §1.4 legal-move function (Trumps in :meth:`_trumps_actions`)."""
+        """docs/rules/barbu.md, "Duties when playing a card" (Trumps: :meth:`_trumps_actions`)."""
         hand = self.hands[self._to_act]
         trick = self.table.cards
         rules = self.rules
@@ -324,10 +330,10 @@ class BarbuState(State):
     def _apply_card(self, action: str) -> None:
         seat = self._to_act
         self.hands[seat].remove(action)
+        self._hand_texts[seat] = None
         table = self.table
         public = self.public
         if not table.play(seat, CARD_BY_TEXT[action]):
-            public["trick"] = table.current()
             self._to_act = (seat + 1) % 4
             return
         rules = self.rules
@@ -346,9 +352,8 @@ class BarbuState(State):
             self.end_left -= sum(1 for c in trick if c in rules.end_cards)
         winner = table.finish(trick_power(self.trump, SUIT_OF[trick[0]]))
         self.deal_scores[winner] += value
-        public["trick"] = table.current()  # empty: the winner leads next
-        public["tricks"] = table.completed[:]
-        public["deal_scores"] = self.deal_scores[:]
+        public["tricks"] = table.completed
+        public["deal_scores"] = FrozenList(self.deal_scores)
         if number == self.num_tricks or self.end_left == 0:
             self._end_deal()  # all tricks played, or early end (No Queens / No King of Hearts)
         else:
@@ -363,7 +368,9 @@ class BarbuState(State):
     def _apply_domino(self, action: str) -> None:
         seat = self._to_act
         public = self.public
-        public["domino_moves"] = [*public["domino_moves"], {"seat": seat, "action": action}]
+        public["domino_moves"] = appended(
+            public["domino_moves"], FrozenDict(seat=seat, action=action)
+        )
         if action == "pass":
             self.passes += 1
             assert self.passes < 4, "domino deadlock: impossible with the whole pack dealt"
@@ -371,6 +378,7 @@ class BarbuState(State):
             self.passes = 0
             hand = self.hands[seat]
             hand.remove(action)
+            self._hand_texts[seat] = None
             s, r = SUIT_POSITION[action[1]], RANK_VALUE[action[0]]
             if self.lo[s] == 0:
                 self.lo[s] = self.hi[s] = r
@@ -379,11 +387,11 @@ class BarbuState(State):
             else:
                 self.hi[s] = r
             layout = dict(public["layout"])
-            layout[action[1]] = [RANK_TEXT[self.lo[s]], RANK_TEXT[self.hi[s]]]
-            public["layout"] = layout
+            layout[action[1]] = FrozenList([RANK_TEXT[self.lo[s]], RANK_TEXT[self.hi[s]]])
+            public["layout"] = FrozenDict(layout)
             if not hand:
                 self.finished.append(seat)
-                public["finished"] = self.finished[:]
+                public["finished"] = FrozenList(self.finished)
                 if len(self.finished) == 3:  # the deal ends when the third player is out
                     for place, q in enumerate(self._finishing_order()):
                         self.deal_scores[q] = DOMINO_POINTS[place]
@@ -424,26 +432,27 @@ class BarbuState(State):
         for q in range(4):
             scores[q] += final[q]
         public = self.public
-        # The finished deal stays visible in the next deal's observations (RULES.md §0: every
-        # card played and who won each trick is public): only public fields, never the cards
-        # left unplayed (early end, the Domino loser's hand).
-        last_deal = {
-            "deal": len(self.deals) - 1,
-            "dealer": self.dealer,
-            "declarer": self.dealer,
-            "contract": self.contract,
-            "trump": self.trump,
-            "domino_rank": info["domino_rank"],
-            "designations": self.designations[:],
-            "tricks": public["tricks"],
-            "layout": public["layout"],
-            "domino_moves": public["domino_moves"],
-            "finishing_order": finishing_order,
-            "contract_scores": contract_scores[:],
-            "doubling_adjustments": adjust[:],
-            "deal_scores": final[:],
-        }
-        public.update(deal_scores=final[:], scores=scores[:], last_deal=last_deal)
+        # The finished deal stays visible in the next deal's observations (every card played and
+        # who won each trick is public: docs/rules/barbu.md, "What your bot sees"): only public
+        # fields, never the cards left unplayed (early end, the Domino loser's hand).
+        last_deal = FrozenDict(
+            deal=len(self.deals) - 1,
+            dealer=self.dealer,
+            declarer=self.dealer,
+            contract=self.contract,
+            trump=self.trump,
+            domino_rank=info["domino_rank"],
+            designations=public["designations"],
+            tricks=public["tricks"],
+            layout=public["layout"],
+            domino_moves=public["domino_moves"],
+            finishing_order=None if finishing_order is None else FrozenList(finishing_order),
+            contract_scores=FrozenList(contract_scores),
+            doubling_adjustments=FrozenList(adjust),
+            deal_scores=FrozenList(final),
+        )
+        public.update(deal_scores=last_deal["deal_scores"], scores=FrozenList(scores))
+        public["last_deal"] = last_deal
         self.finish_deal_record(final)
         if len(self.deals) == self.num_deals:
             self.phase = self.public["phase"] = Phase.OVER
@@ -492,16 +501,14 @@ class BarbuState(State):
         hands = self.hands
         obs["seat"] = seat
         obs["to_act"] = to_act
-        obs["hand"] = hands[seat][:]
+        obs["hand"] = self.hand_text(seat)
+        obs["trick"] = self.table.current()
         obs["hand_sizes"] = [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])]
-        if to_act == seat:
-            legal = self._legal
-            if legal is None:
-                legal = self._legal = self._legal_actions()
-            obs["legal"] = legal[:]
-        else:
-            obs["legal"] = []
+        obs["legal"] = self.legal_actions() if to_act == seat else EMPTY
         return obs
+
+    def _hand_strings(self, seat: int) -> list[str]:
+        return self.hands[seat]  # Barbu keeps hands as sorted card texts
 
     # -- why an action is illegal (error path only) ----------------------------------------------
 

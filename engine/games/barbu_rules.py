@@ -1,4 +1,4 @@
-"""Barbu's rule tables and pure rule functions (RULES.md §1), shared by the state and its tests.
+"""Barbu's rule tables and pure rule functions (docs/rules/barbu.md), shared by the state and tests.
 
 Every trick contract is one :class:`ContractRules` row: a per-card value table plus per-trick,
 second-last-trick and last-trick values, so scoring a trick is a few table look-ups whatever the
@@ -191,9 +191,10 @@ def designation_choices(
     """(action, targets) pairs: nobody, each eligible player, and ALL or every subset.
 
     Seed-literal choices are {nobody, one, ALL-eligible} [RES BAR-6]. "double:all" names every
-    eligible player and is offered whenever at least one remains (RULES.md §1.8.4(3)), even if
-    that is a single player (then it has the same effect as naming that player). With
-    ``any_subset`` every non-empty subset is spelled out (``double:0,2``) and there is no "all".
+    eligible player and is offered whenever at least one remains (docs/rules/barbu.md,
+    "Doubling"), even if that is a single player (then it has the same effect as naming that
+    player). With ``any_subset`` every non-empty subset is spelled out (``double:0,2``) and there
+    is no "all".
     """
     choices: list[tuple[str, tuple[int, ...]]] = [("double:none", ())]
     if any_subset:

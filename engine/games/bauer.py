@@ -1,4 +1,4 @@
-"""Bauer (RULES.md §4): 2v2, 32 cards, right and left bauer, one trump-naming round, 8 → 0.
+"""Bauer (docs/rules/bauer.md): 2v2, 32 cards, right and left bauer, one trump call, 8 → 0.
 
 Each team starts at ``start_points`` (8). Per hand the calling team (or, with no trump, the team
 with more tricks) subtracts 1 when it wins 5+ of the 8 tricks; 4–4 changes nothing. The first
@@ -13,12 +13,16 @@ from functools import cache
 from typing import Any
 
 from ..cards import CARD_BY_TEXT, RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
+from ..frozen import EMPTY, FrozenDict, FrozenList, appended
 from ..game import TERMINAL, Game, State
 from ..registry import register
 from ..tricks import TrickTable, power_table
 
 SAME_COLOUR = {"h": "d", "d": "h", "s": "c", "c": "s"}
 TRUMP_ACTIONS = ("trump:c", "trump:d", "trump:h", "trump:s")
+CALL_ACTIONS: FrozenList[str] = FrozenList(["pass", *TRUMP_ACTIONS])
+#: ``CALLED[seat][action]``: the public entry of a call, made once and shared
+CALLED = tuple({a: FrozenDict(seat=seat, call=a) for a in CALL_ACTIONS} for seat in range(4))
 DECK = make_deck(lowest_rank=7)
 JACK = 11
 
@@ -66,6 +70,7 @@ class BauerState(State):
         start = game.params.start_points
         self.points = [start, start]  # per team, counting down to 0
         self.dealer = self.first_dealer
+        self.last_deal: FrozenDict[str, Any] | None = None  # the previous hand, public part
         self._deal()
 
     # -- deal and trump call ---------------------------------------------------------------
@@ -78,10 +83,11 @@ class BauerState(State):
         for hand in hands:
             hand.sort()
         self.hands = hands
+        self._forget_caches()
         record = self.start_deal_record(self.dealer, deck)
         record.hands = [[TEXT_OF[c] for c in h] for h in hands]
         self.phase = Phase.CALL
-        self.calls: list[dict[str, Any]] = []
+        self.calls: FrozenList[FrozenDict[str, Any]] = EMPTY
         self.trump: str | None = None
         self.caller: int | None = None
         self.player = (self.dealer + 1) % 4
@@ -93,15 +99,15 @@ class BauerState(State):
 
     def _legal_actions(self) -> list[str]:
         if self.phase is Phase.CALL:
-            return ["pass", *TRUMP_ACTIONS]
-        hand = self.hands[self.player]
+            return CALL_ACTIONS
+        seat = self.player
         if self.table.cards:
             eff = self.eff
             led = eff[self.table.cards[0]]
-            follow = [TEXT_OF[c] for c in hand if eff[c] == led]
+            follow = [TEXT_OF[c] for c in self.hands[seat] if eff[c] == led]
             if follow:
                 return follow
-        return [TEXT_OF[c] for c in hand]
+        return self.hand_text(seat)  # the whole hand: share the observation's text
 
     def _apply(self, action: str) -> None:
         if self.phase is Phase.PLAY:
@@ -111,7 +117,7 @@ class BauerState(State):
 
     def _apply_call(self, action: str) -> None:
         seat = self.player
-        self.calls.append({"seat": seat, "call": action})
+        self.calls = appended(self.calls, CALLED[seat][action])
         if action != "pass":
             self.trump = action[-1]
             self.caller = seat
@@ -132,6 +138,7 @@ class BauerState(State):
         table = self.table
         seat = self.player
         self.hands[seat].remove(c)
+        self._hand_texts[seat] = None
         if table.play(seat, c):
             self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
             if len(table.completed) == 8:
@@ -152,7 +159,19 @@ class BauerState(State):
             self.points[scorer] -= 1
             progress[scorer] = 1
         self.deals[-1].info["team_tricks"] = team_tricks
-        self.finish_deal_record([progress[s % 2] for s in range(4)])
+        deal_scores = [progress[s % 2] for s in range(4)]
+        self.finish_deal_record(deal_scores)
+        self.last_deal = FrozenDict(
+            deal=len(self.deals) - 1,
+            dealer=self.dealer,
+            calls=self.calls,
+            trump=self.trump,
+            caller=self.caller,
+            tricks=self.table.completed,
+            tricks_won=FrozenList(won),
+            team_tricks=FrozenList(team_tricks),
+            deal_scores=FrozenList(deal_scores),
+        )
         if 0 in self.points or len(self.deals) >= self.game.params.max_deals:
             self.phase = Phase.OVER
             self.player = TERMINAL
@@ -167,24 +186,28 @@ class BauerState(State):
         return [float(start - self.points[s % 2]) for s in range(4)]
 
     def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` knows: a new dict whose lists and dicts are new or frozen (shared)."""
         table = self.table
+        hands = self.hands
+        player = self.player
         return {
             "game": "bauer",
             "seat": seat,
             "phase": self.phase,
-            "to_act": self.player,
+            "to_act": player,
             "deal": len(self.deals) - 1,
             "dealer": self.dealer,
-            "points": list(self.points),
-            "hand": [TEXT_OF[c] for c in self.hands[seat]],
-            "hand_sizes": [len(h) for h in self.hands],
-            "calls": list(self.calls),
+            "points": self.points[:],
+            "hand": self.hand_text(seat),
+            "hand_sizes": [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
+            "calls": self.calls,
             "trump": self.trump,
             "caller": self.caller,
             "trick": table.current(),
-            "tricks": list(table.completed),
-            "tricks_won": list(table.won),
-            "legal": self.legal_actions() if self.player == seat else [],
+            "tricks": table.completed,
+            "tricks_won": table.won[:],
+            "last_deal": self.last_deal,
+            "legal": self.legal_actions() if player == seat else EMPTY,
         }
 
     def _illegal_reason(self, action: str) -> str:

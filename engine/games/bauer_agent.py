@@ -1,7 +1,8 @@
 """A heuristic Bauer agent: calls its strongest suit, wins tricks cheaply, spares a winning partner.
 
-Calling is judged by hand strength (bauers, trump honours, side aces). Under RULES.md §4.6 only
-the calling team can score in a hand with trump, and a failed call costs nothing, so calling the
+Calling is judged by hand strength (bauers, trump honours, side aces). Under
+docs/rules/bauer.md, "Scoring a hand and the match", only the calling team can score in a hand
+with trump, and a failed call costs nothing, so calling the
 best suit is never worse than letting the next (opposing) player call: the default threshold is
 0, i.e. always call (self-play confirms higher thresholds lose). The agent reads only its
 observation and is deterministic.

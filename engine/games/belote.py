@@ -1,11 +1,12 @@
-"""Belote (RULES.md §3): 2v2, 32 cards, trump chosen on a turned-up card, game to 1000.
+"""Belote (docs/rules/belote.md): 2v2, 32 cards, trump chosen on a turned-up card, game to 1000.
 
 A :class:`BeloteState` is one game: deals follow each other until a team passes ``target``
 (1000) points. Per deal: 5 cards each in packets of 3 + 2, the upcard (deck index 20) is turned,
 two bidding rounds ("take" the upcard's suit, then name another suit), the taker gets the upcard
 and the rest of the pack is dealt so every hand has 8, then 8 tricks with the duties to follow
 suit and to trump / overtrump when the partner is not master. ``returns()`` are the teams' match
-points. Rule choices where the seed is silent or ambiguous follow RULES.md §3 and its options §6.
+points. Rule choices where the sources are silent or ambiguous are documented in
+docs/rules/belote.md, with the options of its "Rule options" section (BEL-1 … BEL-11).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from engine.cards import CARD_BY_TEXT, SUIT_OF, TEXT_OF, Card, card, make_deck
+from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
 from engine.game import TERMINAL, Game, State
 from engine.registry import register
 from engine.tricks import TrickTable, best_index, power_table
@@ -30,7 +32,7 @@ CAPOT_BONUS = 90
 DEAL_POINTS = 162  # card points 152 + last trick 10
 TRICKS_PER_DEAL = 8
 
-# Rank characters from lowest to highest, with card points (RULES.md §3.1).
+# Rank characters from lowest to highest, with card points (docs/rules/belote.md, "Card order").
 TRUMP_ORDER = "78QKTA9J"
 PLAIN_ORDER = "789JQKTA"
 TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
@@ -40,8 +42,13 @@ PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0
 FIRST_DEAL_OFFSETS = (1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0, 1, 1, 2, 2, 3, 3, 0, 0)
 UPCARD_INDEX = 20
 
-BID_ROUND1 = ["pass", "take"]
-BID_ROUND2 = {s: ["pass"] + [f"trump:{t}" for t in SUITS if t != s] for s in SUITS}
+BID_ROUND1: FrozenList[str] = FrozenList(["pass", "take"])
+BID_ROUND2 = {s: FrozenList(["pass"] + [f"trump:{t}" for t in SUITS if t != s]) for s in SUITS}
+#: ``BID[seat][action]``: the public entry of a bid, made once and shared
+BID = tuple(
+    {a: FrozenDict(seat=seat, bid=a) for a in ["take", *BID_ROUND2["c"], "trump:c"]}
+    for seat in range(4)
+)
 
 
 class Phase(StrEnum):
@@ -64,7 +71,7 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Params:
-    """Rule options of RULES.md §6 (defaults = the seed's rules) and the match length."""
+    """Rule options (docs/rules/belote.md, "Rule options": BEL-1 … BEL-11) and the match length."""
 
     #: who leads the first trick: the dealer (seed, BEL-1) or the player left of the dealer
     first_lead: str = field(default="dealer", metadata={"choices": ("dealer", "eldest")})
@@ -103,7 +110,7 @@ def trick_power(trump: str, led: str) -> tuple[int, ...]:
 
 @cache
 def card_points(trump: str) -> tuple[int, ...]:
-    """Card points of every card when ``trump`` is trump (RULES.md §3.1)."""
+    """Card points of every card when ``trump`` is trump (docs/rules/belote.md, "Card order")."""
     return tuple((TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF)
 
 
@@ -120,7 +127,8 @@ def score_deal(
     tricks: Sequence[int],
     belote_team: int | None,
 ) -> tuple[list[int], Outcome]:
-    """Scores per team of one played deal, before the litige pot (RULES.md §3.5).
+    """Scores per team of one played deal, before the litige pot (docs/rules/belote.md,
+    "Scoring a deal").
 
     ``points`` are the teams' card points including the last trick (summing to 162), ``tricks``
     the number of tricks each team won, ``belote_team`` the team whose player held K+Q of trumps.
@@ -160,7 +168,8 @@ def score_deal(
 def legal_cards(
     hand: Sequence[Card], trick: Sequence[Card], trump: str, params: Params
 ) -> list[str]:
-    """Cards of ``hand`` that may be played to ``trick`` (RULES.md §3.4), as sorted texts.
+    """Cards of ``hand`` that may be played to ``trick``, as sorted texts (docs/rules/belote.md,
+    "Play and your duties at each trick").
 
     Follow suit (beating the highest trump on a trump lead when able); when void, the partner
     (who played two cards before) being master leaves the choice free, otherwise a card that
@@ -198,7 +207,8 @@ def trick_winner(trick: Sequence[Card], trump: str) -> int:
 
 
 def game_over(scores: Sequence[int], params: Params) -> bool:
-    """After a scored deal: a team passed the target (RULES.md §3.6); equal totals play on."""
+    """After a scored deal: a team passed the target; equal totals play on (docs/rules/belote.md,
+    "End of the game")."""
     a, b = scores
     if a == b:
         return False
@@ -224,6 +234,7 @@ class BeloteState(State):
         self.scores = [0, 0]  # match points per team
         self.litige = 0  # attackers' points set aside by tied deals, waiting for a winner
         self.dealer = self.first_dealer
+        self.last_deal: FrozenDict[str, Any] | None = None  # the previous deal, public part
         self._deal()
 
     # -- deal ------------------------------------------------------------------------------
@@ -238,17 +249,18 @@ class BeloteState(State):
         for hand in hands:
             hand.sort()
         self.hands = hands
+        self._forget_caches()
         self.upcard = deck[UPCARD_INDEX]
         self.stock = deck[UPCARD_INDEX + 1 :]  # dealt once someone takes
         record = self.start_deal_record(dealer, deck)
         record.hands = [[TEXT_OF[c] for c in h] for h in hands]
         record.info = {"upcard": TEXT_OF[self.upcard]}
         self.phase = Phase.BID1
-        self.bids: list[dict[str, Any]] = []
+        self.bids: FrozenList[FrozenDict[str, Any]] = EMPTY
         self.taker: int | None = None
         self.trump: str | None = None
         self.points = [0, 0]  # card points (and dix de der) won by each team in this deal
-        self.belote: list[dict[str, Any]] = []  # public announcements
+        self.belote: FrozenList[FrozenDict[str, Any]] = EMPTY  # public announcements
         self.belote_seat: int | None = None
         self.table = TrickTable(4, dealer)
         self.player = (dealer + 1) % 4
@@ -256,7 +268,8 @@ class BeloteState(State):
     def _complete_deal(self, taker: int) -> None:
         """The taker picks up the upcard; indices 21-31 go 3 each from the dealer's left.
 
-        The taker gets only 2 of them, so that every hand has 8 cards (RULES.md §3.3).
+        The taker gets only 2 of them, so that every hand has 8 cards (docs/rules/belote.md,
+        "The deal").
         """
         stock = self.stock
         k = 0
@@ -268,6 +281,7 @@ class BeloteState(State):
         self.hands[taker].append(self.upcard)
         for hand in self.hands:
             hand.sort()
+        self._forget_caches()
         self.stock = []
         record = self.deals[-1]
         record.hands = [[TEXT_OF[c] for c in h] for h in self.hands]
@@ -283,6 +297,8 @@ class BeloteState(State):
         if phase is Phase.PLAY:
             trump = self.trump
             assert trump is not None
+            if not self.table.cards:  # a lead: the whole hand, shared with the observation
+                return self.hand_text(self.player)
             return legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
         if phase is Phase.BID1:
             return list(BID_ROUND1)
@@ -301,7 +317,7 @@ class BeloteState(State):
 
     def _apply_bid(self, action: str, trump: str | None) -> None:
         seat = self.player
-        self.bids.append({"seat": seat, "bid": action})
+        self.bids = appended(self.bids, BID[seat][action])
         if trump is not None:
             self.trump = trump
             self.taker = seat
@@ -318,7 +334,7 @@ class BeloteState(State):
     def _void_deal(self) -> None:
         """Everyone passed twice: no score, no litige effect; the next player deals."""
         self.deals[-1].info["outcome"] = Outcome.VOID.value
-        self.finish_deal_record([0, 0, 0, 0])
+        self._finish_deal(Outcome.VOID, [0, 0, 0, 0], awarded=0)
         self._next_deal_or_end(over=False)
 
     # -- play ------------------------------------------------------------------------------
@@ -333,6 +349,7 @@ class BeloteState(State):
         table = self.table
         seat = self.player
         self.hands[seat].remove(c)
+        self._hand_texts[seat] = None
         trump = self.trump
         assert trump is not None
         if SUIT_OF[c] == trump and c in belote_pair(trump):
@@ -359,9 +376,11 @@ class BeloteState(State):
         if self.belote_seat is None:
             if other in self.hands[seat]:
                 self.belote_seat = seat
-                self.belote.append({"seat": seat, "call": "belote", "card": TEXT_OF[c]})
+                call = FrozenDict(seat=seat, call="belote", card=TEXT_OF[c])
+                self.belote = appended(self.belote, call)
         elif self.belote_seat == seat:
-            self.belote.append({"seat": seat, "call": "rebelote", "card": TEXT_OF[c]})
+            call = FrozenDict(seat=seat, call="rebelote", card=TEXT_OF[c])
+            self.belote = appended(self.belote, call)
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -390,8 +409,32 @@ class BeloteState(State):
             litige_awarded=awarded,
             litige_pot=self.litige,
         )
-        self.finish_deal_record([deal[0], deal[1], deal[0], deal[1]])
+        self._finish_deal(outcome, [deal[0], deal[1], deal[0], deal[1]], awarded)
         self._next_deal_or_end(over=game_over(self.scores, self.params))
+
+    def _finish_deal(self, outcome: Outcome, scores: list[int], awarded: int) -> None:
+        """Record the deal's scores and keep its public part for the next deal's observations.
+
+        When the last card is played the next deal starts at once, so without ``last_deal``
+        nobody would ever see the last trick (docs/rules/belote.md, "What your bot sees").
+        """
+        self.finish_deal_record(scores)
+        won = self.table.won
+        self.last_deal = FrozenDict(
+            deal=len(self.deals) - 1,
+            dealer=self.dealer,
+            upcard=TEXT_OF[self.upcard],
+            bids=self.bids,
+            taker=self.taker,
+            trump=self.trump,
+            tricks=self.table.completed,
+            belote=self.belote,
+            card_points=FrozenList(self.points),
+            team_tricks=FrozenList([won[0] + won[2], won[1] + won[3]]),
+            outcome=outcome.value,
+            litige_awarded=awarded,
+            deal_scores=FrozenList(scores),
+        )
 
     def _next_deal_or_end(self, *, over: bool) -> None:
         if over or len(self.deals) >= self.params.max_deals:
@@ -408,7 +451,9 @@ class BeloteState(State):
         return [a, b, a, b]
 
     def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` knows: a new dict whose lists and dicts are new or frozen (shared)."""
         table = self.table
+        hands = self.hands
         player = self.player
         return {
             "game": "belote",
@@ -417,20 +462,21 @@ class BeloteState(State):
             "to_act": player,
             "deal": len(self.deals) - 1,
             "dealer": self.dealer,
-            "hand": [TEXT_OF[c] for c in self.hands[seat]],
-            "hand_sizes": [len(h) for h in self.hands],
+            "hand": self.hand_text(seat),
+            "hand_sizes": [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
             "upcard": TEXT_OF[self.upcard],
-            "bids": self.bids[:],
+            "bids": self.bids,
             "taker": self.taker,
             "trump": self.trump,
             "trick": table.current(),
-            "tricks": table.completed[:],
+            "tricks": table.completed,
             "points": self.points[:],
-            "belote": self.belote[:],
+            "belote": self.belote,
             "scores": self.scores[:],
             "litige": self.litige,
             "target": self.params.target,
-            "legal": self.legal_actions() if player == seat else [],
+            "last_deal": self.last_deal,
+            "legal": self.legal_actions() if player == seat else EMPTY,
         }
 
     def _illegal_reason(self, action: str) -> str:
@@ -472,7 +518,7 @@ class BeloteState(State):
             other.hands[owner].append(c)
         for s in range(4):
             other.hands[s].sort()
-        other._legal = None
+        other._forget_caches()
         return other
 
 

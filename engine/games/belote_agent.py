@@ -13,7 +13,8 @@ from engine.agents import Agent, register_agent
 from engine.cards import CARD_BY_TEXT, SUIT_OF, TEXT_OF, Card
 from engine.games.belote import DECK, SUITS, card_points, rank_strengths, trick_power
 
-# Bidding value of a trump by rank, and of a plain ace / ten (RULES.md §3.1 ranks J 9 A 10 ...).
+# Bidding value of a trump by rank, and of a plain ace / ten (ranks J 9 A 10 ...:
+# docs/rules/belote.md, "Card order and card points").
 TRUMP_VALUE = {"J": 4.0, "9": 3.0, "A": 2.0, "T": 1.5, "K": 1.0, "Q": 1.0, "8": 0.5, "7": 0.5}
 PLAIN_ACE, PLAIN_TEN_WITH_ACE = 1.5, 0.75
 EXTRA_TRUMP = 0.5  # each trump beyond the second
