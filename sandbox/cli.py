@@ -28,6 +28,7 @@ import engine
 from . import client, protocol
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
+from .i18n import _, translate_argparse
 from .limits import Limits
 from .package import BotPackage, BotPackageError, load_bot
 from .replay_text import render_replay
@@ -54,15 +55,24 @@ SMOKE_PARAMS: dict[str, dict[str, Any]] = {
     "badugi": {"hands": 12},
 }
 
+#: the games as people call them (the engine's titles, which are English)
+GAME_TITLES = {"belote": _("Belote"), "bauer": _("Bauer"), "barbu": _("Barbu"),
+               "badugi": _("Badugi")}  # fmt: skip
+
+#: what to do about each verdict (the keys are verdicts: data, never translated)
 HINTS = {
-    "timeout": "answer every act within decision_timeout_ms (and the time bank) and flush "
-    "stdout after each line; answer hello with ready within startup_timeout_ms",
-    "crash": "your program exited; its stderr (below) usually says why",
-    "memory": "stay within address_space_bytes; watch for unbounded caches or recursion",
-    "output_limit": "write less: stdout is for protocol lines only, stderr is capped too",
-    "protocol_error": 'reply with exactly one JSON object per line: {"id": <id of the act>, '
-    '"action": "<one of legal>"}',
-    "illegal_action": "the action must be one of the strings in the act's legal list, verbatim",
+    "timeout": _(
+        "answer every act within decision_timeout_ms (and the time bank) and flush "
+        "stdout after each line; answer hello with ready within startup_timeout_ms"
+    ),
+    "crash": _("your program exited; its stderr (below) usually says why"),
+    "memory": _("stay within address_space_bytes; watch for unbounded caches or recursion"),
+    "output_limit": _("write less: stdout is for protocol lines only, stderr is capped too"),
+    "protocol_error": _(
+        'reply with exactly one JSON object per line: {"id": <id of the act>, '
+        '"action": "<one of legal>"}'
+    ),
+    "illegal_action": _("the action must be one of the strings in the act's legal list, verbatim"),
 }
 
 
@@ -79,12 +89,17 @@ class Entrant:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    translate_argparse()
     parser, commands = _parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in commands:
         # options may come anywhere, also between a command's bots (argparse's subparsers
         # cannot do that, so each command's own parser reads the rest)
-        args = commands[argv[0]].parse_intermixed_args(argv[1:])
+        command = commands[argv[0]]
+        # parse_intermixed_args keeps the usage as format_usage()[7:], which cuts the translated
+        # "usage: " wrong where it is not 7 characters long: give it the usage without it
+        command.usage = command.format_usage().removeprefix(_("usage: "))
+        args = command.parse_intermixed_args(argv[1:])
         args.command = argv[0]
     else:
         args = parser.parse_args(argv)
@@ -100,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SandboxUnavailable as err:
         print(
-            f"arena: {err}\n(use --trusted to run your own bots without the sandbox)",
+            f"arena: {err}\n" + _("(use --trusted to run your own bots without the sandbox)"),
             file=sys.stderr,
         )
         return 2
@@ -113,68 +128,80 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The ``arena`` parser and each command's own parser."""
-    parser = argparse.ArgumentParser(prog="arena", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description=_(
+            "arena: run matches between bots locally, through the same sandbox the platform uses"
+        ),
+    )
     sub = parser.add_subparsers(dest="command")
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--trusted", action="store_true", help="run file bots WITHOUT the sandbox")
         p.add_argument(
-            "--param", action="append", default=[], metavar="NAME=VALUE", help="game rule option"
+            "--trusted", action="store_true", help=_("run file bots WITHOUT the sandbox")
+        )
+        p.add_argument(
+            "--param", action="append", default=[], metavar="NAME=VALUE", help=_("game rule option")
         )
         p.add_argument(
             "--limit", action="append", default=[], metavar="NAME=VALUE",
-            help="sandbox limit, e.g. decision_timeout_ms=2000",
+            help=_("sandbox limit, e.g. decision_timeout_ms=2000"),
         )  # fmt: skip
-        p.add_argument("--pin-cpu", type=int, metavar="N", help="pin referee and bots to CPU N")
+        p.add_argument("--pin-cpu", type=int, metavar="N", help=_("pin referee and bots to CPU N"))
 
-    play = sub.add_parser("play", help="play matches and print a summary")
+    play = sub.add_parser("play", help=_("play matches and print a summary"))
     play.add_argument("game")
-    play.add_argument("bots", nargs="+", help="one per seat: path, .zip, directory or builtin:KIND")
+    play.add_argument(
+        "bots", nargs="+", help=_("one per seat: path, .zip, directory or builtin:KIND")
+    )
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--matches", type=int, default=1)
-    play.add_argument("--duplicate", action="store_true", help="replay deals with seats rotated")
+    play.add_argument("--duplicate", action="store_true", help=_("replay deals with seats rotated"))
     play.add_argument(
         "--replay", type=Path, metavar="FILE",
-        help="write the replay JSON to FILE; with --matches N>1, FILE-001.json ... FILE-N.json "
-        "(FILE without its suffix); the folder must exist",
+        help=_(
+            "write the replay JSON to FILE; with --matches N>1, FILE-001.json ... FILE-N.json "
+            "(FILE without its suffix); the folder must exist"
+        ),
     )  # fmt: skip
     play.add_argument(
         "--show-stderr", metavar="SEAT|all",
-        help="print what these bots wrote to stderr (last lines of the first match)",
+        help=_("print what these bots wrote to stderr (last lines of the first match)"),
     )  # fmt: skip
-    play.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    play.add_argument("-q", "--quiet", action="store_true", help=_("no progress bar"))
     common(play)
     play.set_defaults(func=cmd_play)
 
-    validate = sub.add_parser("validate", help="smoke-test one bot and explain any fault")
+    validate = sub.add_parser("validate", help=_("smoke-test one bot and explain any fault"))
     validate.add_argument("bot")
     validate.add_argument("--game", required=True)
     validate.add_argument("--seed", type=int, default=1)
     common(validate)
     validate.set_defaults(func=cmd_validate)
 
-    games = sub.add_parser("games", help="list games, seats and rule options")
+    games = sub.add_parser("games", help=_("list games, seats and rule options"))
     games.set_defaults(func=cmd_games)
 
-    verify = sub.add_parser("verify", help="re-simulate replay files and check every score")
+    verify = sub.add_parser("verify", help=_("re-simulate replay files and check every score"))
     verify.add_argument("replays", nargs="+", type=Path)
     verify.set_defaults(func=cmd_verify)
 
-    view = sub.add_parser("view", help="print a replay deal by deal")
+    view = sub.add_parser("view", help=_("print a replay deal by deal"))
     view.add_argument("replay", type=Path)
-    view.add_argument("--seat", type=int, help="show only what this seat knew")
+    view.add_argument("--seat", type=int, help=_("show only what this seat knew"))
     view.add_argument(
-        "--game", type=int, action="append", metavar="K", help="only game K (from 1; repeatable)"
-    )
+        "--game", type=int, action="append", metavar="K",
+        help=_("only game K (from 1; repeatable)"),
+    )  # fmt: skip
     view.set_defaults(func=cmd_view)
 
     shown = sub.add_parser(
-        "transcript", help="print the protocol messages one seat exchanges in a sample game"
+        "transcript", help=_("print the protocol messages one seat exchanges in a sample game")
     )
     shown.add_argument("game")
     shown.add_argument("--seat", type=int, default=1)
     shown.add_argument("--seed", type=int, default=1)
-    shown.add_argument("--decisions", type=int, default=3, help="distinct situations shown")
+    shown.add_argument("--decisions", type=int, default=3, help=_("distinct situations shown"))
     shown.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     shown.set_defaults(func=cmd_transcript)
     client.add_parsers(sub)  # login, submit, status, challenge, replay: talk to a server
@@ -189,8 +216,11 @@ def cmd_games(args: argparse.Namespace) -> int:
         game = engine.load_game(name)
         options = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.params_dict().items())
         kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
-        print(f"{name}: {_seats(game)}; builtins: {kinds}; rules: docs/rules/{name}.md\n"
-              f"    {options}")  # fmt: skip
+        title = GAME_TITLES.get(name, type(game).title)
+        label = name if title == type(game).title else f"{name} ({title})"
+        line = _("{game}: {seats}; builtins: {kinds}; rules: docs/rules/{name}.md")
+        print(line.format(game=label, seats=_seats(game), kinds=kinds, name=name))
+        print(f"    {options}")
     return 0
 
 
@@ -198,8 +228,10 @@ def _seats(game: engine.Game) -> str:
     """``4 seats``, or ``2-6 seats (--param players=N, default 2)`` where the count is a rule."""
     low, high = type(game).min_players, type(game).max_players
     if low == high:
-        return f"{low} seats"
-    return f"{low}-{high} seats (--param players=N, default {game.num_players})"
+        return _("{count} seats").format(count=low)
+    return _("{low}-{high} seats (--param players=N, default {count})").format(
+        low=low, high=high, count=game.num_players
+    )
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -211,10 +243,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
             states = engine.resimulate(replay)
         except (ReplayFileError, ValueError, KeyError, TypeError) as err:
             failed += 1
-            print(f"{path}: INVALID: {err.reason if isinstance(err, ReplayFileError) else err}")
+            reason = err.reason if isinstance(err, ReplayFileError) else err
+            print(_("{path}: INVALID: {reason}").format(path=path, reason=reason))
             continue
         deals = sum(len(s.deals) for s in states)
-        print(f"{path}: ok ({replay['game']}, {len(states)} game(s), {deals} deals)")
+        print(
+            _("{path}: ok ({game}, {games} game(s), {deals} deals)").format(
+                path=path, game=replay["game"], games=len(states), deals=deals
+            )
+        )
     return 1 if failed else 0
 
 
@@ -239,18 +276,26 @@ def _read_replay(path: Path) -> dict[str, Any]:
     try:
         replay: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
-        raise ReplayFileError(path, f"cannot read it ({err.strerror})") from None
+        raise ReplayFileError(
+            path, _("cannot read it ({reason})").format(reason=err.strerror)
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ReplayFileError(path, f"not a replay (not JSON: {err})") from None
+        raise ReplayFileError(
+            path, _("not a replay (not JSON: {error})").format(error=err)
+        ) from None
     if not isinstance(replay, dict) or replay.get("format") != engine.replay.REPLAY_FORMAT:
-        raise ReplayFileError(path, 'not a replay (no "format": "card-arena-replay")')
+        raise ReplayFileError(path, _('not a replay (no "format": "card-arena-replay")'))
     return replay
 
 
 def cmd_transcript(args: argparse.Namespace) -> int:
     game = _game(args.game, args.param)
     if not 0 <= args.seat < game.num_players:
-        raise UsageError(f"--seat must be 0..{game.num_players - 1} for {game.name}")
+        raise UsageError(
+            _("--seat must be 0..{last} for {game}").format(
+                last=game.num_players - 1, game=game.name
+            )
+        )
     lines = transcript(
         game.name, parse_params(args.param), seat=args.seat, seed=args.seed, shown=args.decisions
     )
@@ -263,23 +308,28 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(args.bots) != game.num_players:
         low, high = type(game).min_players, type(game).max_players
         hint = (
-            f"add --param players={len(args.bots)}"
+            _("add --param players={count}").format(count=len(args.bots))
             if low <= len(args.bots) <= high and low != high
-            else "name a bot twice to fill seats"
+            else _("name a bot twice to fill seats")
         )
         raise UsageError(
-            f"{game.name} needs {game.num_players} bots (one per seat), got {len(args.bots)}; "
-            + hint
+            _("{game} needs {count} bots (one per seat), got {got}; {hint}").format(
+                game=game.name, count=game.num_players, got=len(args.bots), hint=hint
+            )
         )
     if args.matches < 1:
-        raise UsageError("--matches must be at least 1")
+        raise UsageError(_("--matches must be at least 1"))
     if args.replay is not None and not args.replay.parent.is_dir():
-        raise UsageError(f"--replay {args.replay}: folder {args.replay.parent} does not exist")
+        raise UsageError(
+            _("--replay {file}: folder {folder} does not exist").format(
+                file=args.replay, folder=args.replay.parent
+            )
+        )
     show = _stderr_seats(args.show_stderr, game.num_players)
     limits = _limits(args.limit)
     _pin(args.pin_cpu)
     entrants = _entrants(args.bots)
-    tallies = [Tally() for _ in entrants]
+    tallies = [Tally() for _entrant in entrants]
     teams: list[TeamTally] | None = None
     fault_lines: list[str] = []
     logs: dict[int, str] = {}
@@ -314,21 +364,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     names = [e.name for e in entrants]
     print_summary(sys.stdout, _headline(game, args, elapsed), names, tallies, teams)
     if fault_lines:
-        print("\nfaults (from a fault on, the engine's random fallback plays that seat; its moves")
-        print("are not counted in the bot's figures above):")
+        print()
+        print(
+            _(
+                "faults (from a fault on, the engine's random fallback plays that seat; its moves\n"
+                "are not counted in the bot's figures above):"
+            )
+        )
         print("\n".join(fault_lines[:50]))
         if len(fault_lines) > 50:
-            print(f"  ... and {len(fault_lines) - 50} more")
+            print(_("  ... and {count} more").format(count=len(fault_lines) - 50))
         for i, log in logs.items():
             if log.strip() and i not in shown_logs:
-                print(f"\nstderr of {names[i]} (last lines, from its first faulted match):")
+                print()
+                print(
+                    _("stderr of {bot} (last lines, from its first faulted match):").format(
+                        bot=names[i]
+                    )
+                )
                 print(_tail(log, 15))
     for i in sorted(show):
         if entrants[i].package is None:
             continue  # a builtin agent has no stderr
         log = shown_logs.get(i, "")
-        print(f"\nstderr of {names[i]} (seat {i}; last lines of the first match):")
-        print(_tail(log, 40) if log.strip() else "    (nothing)")
+        print()
+        print(
+            _("stderr of {bot} (seat {seat}; last lines of the first match):").format(
+                bot=names[i], seat=i
+            )
+        )
+        print(_tail(log, 40) if log.strip() else "    " + _("(nothing)"))
     return 0
 
 
@@ -340,7 +405,11 @@ def _stderr_seats(raw: str | None, seats: int) -> set[int]:
         return set(range(seats))
     if raw.isdigit() and int(raw) < seats:
         return {int(raw)}
-    raise UsageError(f"--show-stderr {raw!r}: expected all or a seat from 0 to {seats - 1}")
+    raise UsageError(
+        _("--show-stderr {value}: expected all or a seat from 0 to {last}").format(
+            value=repr(raw), last=seats - 1
+        )
+    )
 
 
 def _fault_lines(result: engine.MatchResult, entrants: list[Entrant], seed: int) -> list[str]:
@@ -352,27 +421,30 @@ def _fault_lines(result: engine.MatchResult, entrants: list[Entrant], seed: int)
         if f.decision < 0:
             startup.setdefault((f.entrant, f.verdict, f.message), []).append(f.game_index + 1)
             continue
-        lines.append(
-            f"  seed {seed}, game {f.game_index + 1}, seat {f.seat}, decision {f.decision}: "
-            f"{name}: {f.verdict}: {f.message}"
+        where = _("seed {seed}, game {game}, seat {seat}, decision {decision}").format(
+            seed=seed, game=f.game_index + 1, seat=f.seat, decision=f.decision
         )
+        lines.append(f"  {where}: {name}: {f.verdict}: {f.message}")
     for (entrant, verdict, message), games in startup.items():
-        where = f"game {games[0]}" if len(games) == 1 else f"games {', '.join(map(str, games))}"
-        lines.insert(
-            0, f"  seed {seed}, {where}: {entrants[entrant].name} failed to start: "
-            f"{verdict}: {message}",
-        )  # fmt: skip
+        where = (
+            _("seed {seed}, game {game}").format(seed=seed, game=games[0])
+            if len(games) == 1
+            else _("seed {seed}, games {games}").format(seed=seed, games=", ".join(map(str, games)))
+        )
+        failed = _("{bot} failed to start").format(bot=entrants[entrant].name)
+        lines.insert(0, f"  {where}: {failed}: {verdict}: {message}")
     return lines
 
 
 def _headline(game: engine.Game, args: argparse.Namespace, elapsed: float) -> str:
-    mode = "duplicate" if args.duplicate else "single"
     defaults = engine.load_game(game.name).params_dict()
     changed = {k: v for k, v in game.params_dict().items() if v != defaults[k]}
-    return (
-        f"{game.name} {json.dumps(changed) if changed else '(default rules)'}: {args.matches} "
-        f"{mode} match(es), seeds {args.seed}..{args.seed + args.matches - 1}, {elapsed:.2f} s"
-    )
+    rules = json.dumps(changed) if changed else _("(default rules)")
+    matches = (
+        _("{count} duplicate match(es)") if args.duplicate else _("{count} single match(es)")
+    ).format(count=args.matches)
+    seeds = _("seeds {first}..{last}").format(first=args.seed, last=args.seed + args.matches - 1)
+    return f"{game.name} {rules}: {matches}, {seeds}, {elapsed:.2f} s"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -381,7 +453,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     limits = _limits(args.limit)
     _pin(args.pin_cpu)
     package = load_bot(args.bot)
-    print(f"bot {package.name}: runtime {package.runtime}, entry {package.entry}")
+    print(
+        _("bot {bot}: runtime {runtime}, entry {entry}").format(
+            bot=package.name, runtime=package.runtime, entry=package.entry
+        )
+    )
     others = [Entrant(f"random#{i}", "builtin:random", kind="random") for i in range(1, 9)]
     entrants = [Entrant(package.name, args.bot, package)] + others[: game.num_players - 1]
     try:
@@ -391,26 +467,36 @@ def cmd_validate(args: argparse.Namespace) -> int:
     bot = agents[0]
     assert isinstance(bot, SandboxedAgent)
     mine = [f for f in result.faults if f.entrant == 0]
-    tally = [Tally() for _ in entrants]
+    tally = [Tally() for _entrant in entrants]
     tally_match(result, agents, tally)
     times = sorted(tally[0].decision_ns)
-    print(
-        f"{game.name} {json.dumps(params)}: {len(result.games)} games (every seat), "
-        f"{len(times)} decisions, {ms_per_decision(times)} ms per decision (mean / max), "
-        f"start-up {startup_ms(tally[0])} ms"
-    )
+    figures = _(
+        "{games} games (every seat), {decisions} decisions, {ms} ms per decision "
+        "(mean / max), start-up {startup} ms"
+    ).format(
+        games=len(result.games), decisions=len(times), ms=ms_per_decision(times),
+        startup=startup_ms(tally[0]),
+    )  # fmt: skip
+    print(f"{game.name} {json.dumps(params)}: {figures}")
     for f in mine:
-        where = "at start-up" if f.decision < 0 else f"decision {f.decision}"
-        print(f"\nFAULT in game {f.game_index + 1} (seat {f.seat}, {where}): {f.verdict}")
+        where = _("at start-up") if f.decision < 0 else _("decision {n}").format(n=f.decision)
+        print()
+        print(
+            _("FAULT in game {game} (seat {seat}, {where}): {verdict}").format(
+                game=f.game_index + 1, seat=f.seat, where=where, verdict=f.verdict
+            )
+        )
         print(f"  {f.message}")
         if f.detail:
-            print(f"  detail: {json.dumps(f.detail)}")
-        print(f"  hint: {HINTS.get(f.verdict, '')}")
+            print("  " + _("detail: {detail}").format(detail=json.dumps(f.detail)))
+        print("  " + _("hint: {hint}").format(hint=HINTS.get(f.verdict, "")))
     log = bot.stderr_log
-    print("\nyour bot's stderr (last lines):")
-    print(_tail(log, 30) if log.strip() else "    (nothing)")
+    print()
+    print(_("your bot's stderr (last lines):"))
+    print(_tail(log, 30) if log.strip() else "    " + _("(nothing)"))
     if not mine:
-        print("\nOK: no faults")
+        print()
+        print(_("OK: no faults"))
         return 0
     return 1
 
@@ -421,7 +507,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def _game(name: str, raw_params: list[str]) -> engine.Game:
     if name not in engine.available_games():
         raise UsageError(
-            f"unknown game {name!r} (available: {', '.join(engine.available_games())})"
+            _("unknown game {game} (available: {games})").format(
+                game=repr(name), games=", ".join(engine.available_games())
+            )
         )
     return engine.load_game(name, **parse_params(raw_params))
 
@@ -432,7 +520,7 @@ def parse_params(raw: list[str]) -> dict[str, Any]:
     for item in raw:
         key, sep, value = item.partition("=")
         if not sep:
-            raise UsageError(f"--param {item!r}: expected NAME=VALUE")
+            raise UsageError(_("--param {value}: expected NAME=VALUE").format(value=repr(item)))
         try:
             params[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -447,7 +535,9 @@ def _limits(raw: list[str]) -> Limits:
         key, sep, value = item.partition("=")
         if not sep or key not in known or not value.isdigit():
             raise UsageError(
-                f"--limit {item!r}: expected NAME=INTEGER, NAME one of {sorted(known)}"
+                _("--limit {value}: expected NAME=INTEGER, NAME one of {names}").format(
+                    value=repr(item), names=sorted(known)
+                )
             )
         changes[key] = int(value)
     return Limits(**changes)
@@ -530,10 +620,10 @@ class Progress:
         filled = int(width * done / self.total)
         elapsed = time.monotonic() - self.started
         eta = elapsed / done * (self.total - done)
-        sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} matches, "
-            f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left "
+        progress = _("{done}/{total} matches, {elapsed}s elapsed, ~{left}s left").format(
+            done=done, total=self.total, elapsed=f"{elapsed:.0f}", left=f"{eta:.0f}"
         )
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {progress} ")
         sys.stderr.flush()
 
     def close(self) -> None:

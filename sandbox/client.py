@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .i18n import LANGUAGE, _, table
+
 DEFAULT_URL = "http://127.0.0.1:8000"
 EXIT_REFUSED, EXIT_USAGE, EXIT_NETWORK, EXIT_AUTH = 1, 2, 3, 4
 POLL_INTERVAL_S = 1.0
@@ -60,9 +62,13 @@ def load_config() -> dict[str, str]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as err:
-        raise ClientError(f"cannot read {path}: {err}", EXIT_USAGE) from None
+        raise ClientError(
+            _("cannot read {path}: {error}").format(path=path, error=err), EXIT_USAGE
+        ) from None
     if not isinstance(stored, dict):
-        raise ClientError(f"{path} is not a credentials file; run arena login", EXIT_USAGE)
+        raise ClientError(
+            _("{path} is not a credentials file; run arena login").format(path=path), EXIT_USAGE
+        )
     return {k: v for k, v in stored.items() if isinstance(v, str)}
 
 
@@ -116,7 +122,8 @@ class Api:
         url = self.url + path
         if query:
             url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
-        headers = {"Accept": "application/json"}
+        # the server's error messages in the command's language; the JSON fields are the same
+        headers = {"Accept": "application/json", "Accept-Language": LANGUAGE}
         data = None
         if files is not None:
             data, headers["Content-Type"] = _multipart(body or {}, files)
@@ -132,13 +139,17 @@ class Api:
             raise _refusal(err) from None
         except (urllib.error.URLError, OSError) as err:
             reason = getattr(err, "reason", err)
-            raise ClientError(f"cannot reach {self.url}: {reason}", EXIT_NETWORK) from None
+            raise ClientError(
+                _("cannot reach {url}: {reason}").format(url=self.url, reason=reason), EXIT_NETWORK
+            ) from None
         if not raw:
             return None
         try:
             return json.loads(raw)
         except ValueError:
-            raise ClientError(f"{self.url} did not answer with JSON", EXIT_NETWORK) from None
+            raise ClientError(
+                _("{url} did not answer with JSON").format(url=self.url), EXIT_NETWORK
+            ) from None
 
     def pages(self, path: str, **query: Any) -> Iterator[dict[str, Any]]:
         """Every item of a paginated list, following ``next`` links."""
@@ -160,7 +171,9 @@ def _refusal(err: urllib.error.HTTPError) -> ClientError:
     if code == "invalid_credentials":
         return ClientError(message, EXIT_AUTH)
     if err.code == 401:
-        return ClientError(f"{message} (run arena login, or set ARENA_TOKEN)", EXIT_AUTH)
+        return ClientError(
+            _("{message} (run arena login, or set ARENA_TOKEN)").format(message=message), EXIT_AUTH
+        )
     return ClientError(message, EXIT_REFUSED)
 
 
@@ -185,7 +198,7 @@ def _multipart(fields: dict[str, Any], files: dict[str, Upload]) -> tuple[bytes,
 def authenticated_api() -> Api:
     token = os.environ.get("ARENA_TOKEN", "").strip() or load_config().get("token")
     if not token:
-        raise ClientError("not logged in: run arena login (or set ARENA_TOKEN)", EXIT_AUTH)
+        raise ClientError(_("not logged in: run arena login (or set ARENA_TOKEN)"), EXIT_AUTH)
     return Api(server_url(), token)
 
 
@@ -194,19 +207,22 @@ def authenticated_api() -> Api:
 
 def cmd_login(args: argparse.Namespace) -> int:
     url = (args.url or server_url()).rstrip("/")
-    username = args.username or input("username: ").strip()
+    username = args.username or input(_("username: ")).strip()
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:
-        password = getpass.getpass("password: ")
+        password = getpass.getpass(_("password: "))
     name = args.name or f"arena-cli@{socket.gethostname()}"[:64]
     answer = Api(url, None).call(
         "POST", "/api/auth/token/", body={"username": username, "password": password, "name": name}
     )
     path = save_config({"url": url, "token": answer["token"], "username": username})
-    expiry = answer.get("expiry") or "never"
-    print(f"logged in to {url} as {username}; token {answer['name']!r} (expires {expiry}) "
-          f"stored in {path}")  # fmt: skip
+    expiry = answer.get("expiry") or _("never")
+    print(
+        _("logged in to {url} as {user}; token {token} (expires {expiry}) stored in {path}").format(
+            url=url, user=username, token=repr(answer["name"]), expiry=expiry, path=path
+        )
+    )
     return 0
 
 
@@ -219,32 +235,54 @@ def cmd_submit(args: argparse.Namespace) -> int:
         created = api.call("POST", "/api/bots/", body={"name": args.bot, "game": args.game},
                            files={"file": upload})  # fmt: skip
         bot_id, version = created["id"], created["current_version"]
-        print(f"created bot {args.bot} ({args.game}), id {bot_id}")
+        print(
+            _("created bot {bot} ({game}), id {id}").format(bot=args.bot, game=args.game, id=bot_id)
+        )
     else:
         if existing["game"] != args.game:
-            raise ClientError(f"your bot {args.bot} plays {existing['game']}, not {args.game}")
+            raise ClientError(
+                _("your bot {bot} plays {game}, not {wanted}").format(
+                    bot=args.bot, game=existing["game"], wanted=args.game
+                )
+            )
         bot_id = existing["id"]
         version = api.call("POST", f"/api/bots/{bot_id}/versions/", body={},
                            files={"file": upload})  # fmt: skip
-    print(f"uploaded version {version['number']} of {args.bot} (id {version['id']}); validating")
+    print(
+        _("uploaded version {number} of {bot} (id {id}); validating").format(
+            number=version["number"], bot=args.bot, id=version["id"]
+        )
+    )
     if args.no_wait:
         return 0
     deadline = time.monotonic() + args.timeout
     status = version["status"]
     while status in ("pending", "validating"):
         if time.monotonic() > deadline:
-            raise ClientError(f"still {status} after {args.timeout:.0f} s; see arena status")
+            raise ClientError(
+                _("still {status} after {seconds} s; see arena status").format(
+                    status=status, seconds=f"{args.timeout:.0f}"
+                )
+            )
         time.sleep(POLL_INTERVAL_S)
         bot = api.get(f"/api/bots/{bot_id}/")
         found = next(v for v in bot["versions"] if v["id"] == version["id"])
         status = found["status"]
     if status == "active":
-        print(f"version {version['number']}: active (it now plays as {args.bot})")
+        print(
+            _("version {number}: active (it now plays as {bot})").format(
+                number=version["number"], bot=args.bot
+            )
+        )
         return 0
     log = api.get(f"/api/bots/{bot_id}/versions/{version['id']}/log/")
-    print(f"version {version['number']}: REJECTED: {log['fault']}: {log['reason']}")
+    print(
+        _("version {number}: REJECTED: {fault}: {reason}").format(
+            number=version["number"], fault=log["fault"], reason=log["reason"]
+        )
+    )
     if log["log"].strip():
-        print("your bot's stderr in validation (last lines):")
+        print(_("your bot's stderr in validation (last lines):"))
         print(_tail(log["log"], 30))
     return EXIT_REFUSED
 
@@ -253,23 +291,31 @@ def cmd_status(args: argparse.Namespace) -> int:
     api = authenticated_api()
     bots = list(api.pages("/api/bots/", mine="true"))
     if not bots:
-        print("no bots yet: arena submit FILE --bot NAME --game GAME")
+        print(_("no bots yet: arena submit FILE --bot NAME --game GAME"))
         return 0
-    print(f"{'id':>5}  {'bot':<24} {'game':<7} {'plays':>6}  {'rating':>7} {'games':>6}")
-    for b in bots:
-        plays = f"v{b['current_version']['number']}" if b["current_version"] else "-"
-        rating = f"{b['rating']:.0f}" if b["rating"] is not None else "-"
-        print(f"{b['id']:>5}  {b['name']:<24} {b['game']:<7} {plays:>6}  {rating:>7} "
-              f"{b['games']:>6}")  # fmt: skip
+    rows = [
+        [
+            str(b["id"]), b["name"], b["game"],
+            f"v{b['current_version']['number']}" if b["current_version"] else "-",
+            f"{b['rating']:.0f}" if b["rating"] is not None else "-", str(b["games"]),
+        ]
+        for b in bots
+    ]  # fmt: skip
+    headings = [(_("id"), ">", 5), (_("bot"), "<", 24), (_("game"), "<", 7),
+                (_("plays"), ">", 6), (_("rating"), ">", 7), (_("games"), ">", 6)]  # fmt: skip
+    print("\n".join(table(headings, rows)))
     recent: dict[int, dict[str, Any]] = {}
     for b in bots:
         for match in api.get("/api/matches/", bot=b["id"], limit=args.matches)["results"]:
             recent[match["id"]] = match
     ids = {b["id"] for b in bots}
-    print("\nrecent matches:" if recent else "\nno matches yet")
+    print()
+    print(_("recent matches:") if recent else _("no matches yet"))
     for match in sorted(recent.values(), key=lambda m: -m["id"])[: args.matches]:
-        print(f"  match {match['id']} {match['game']} {match['origin']} {match['status']}: "
-              + _seats_line(match, ids))  # fmt: skip
+        print("  " + _("match {id} {game} {origin} {status}: {seats}").format(
+            id=match["id"], game=match["game"], origin=match["origin"], status=match["status"],
+            seats=_seats_line(match, ids),
+        ))  # fmt: skip
     return 0
 
 
@@ -283,19 +329,30 @@ def cmd_challenge(args: argparse.Namespace) -> int:
         "bot": bot["id"], "opponents": opponents, "duplicate": not args.single,
         "params": parse_params(args.param),
     })  # fmt: skip
-    print(f"match {match['id']} queued: {bot['name']} vs "
-          + ", ".join(f"{s['bot']['owner']}/{s['bot']['name']}" for s in match["seats"]
-                      if s["bot"]["id"] != bot["id"]))  # fmt: skip
+    others = ", ".join(f"{s['bot']['owner']}/{s['bot']['name']}" for s in match["seats"]
+                       if s["bot"]["id"] != bot["id"])  # fmt: skip
+    print(
+        _("match {id} queued: {bot} vs {others}").format(
+            id=match["id"], bot=bot["name"], others=others
+        )
+    )
     if not args.wait:
         return 0
     deadline = time.monotonic() + args.timeout
     while match["status"] in ("queued", "running"):
         if time.monotonic() > deadline:
-            raise ClientError(f"match {match['id']} still {match['status']} after "
-                              f"{args.timeout:.0f} s")  # fmt: skip
+            raise ClientError(
+                _("match {id} still {status} after {seconds} s").format(
+                    id=match["id"], status=match["status"], seconds=f"{args.timeout:.0f}"
+                )
+            )
         time.sleep(POLL_INTERVAL_S)
         match = api.get(f"/api/matches/{match['id']}/")
-    print(f"match {match['id']} {match['status']}: {_seats_line(match, {bot['id']})}")
+    print(
+        _("match {id} {status}: {seats}").format(
+            id=match["id"], status=match["status"], seats=_seats_line(match, {bot["id"]})
+        )
+    )
     return 0
 
 
@@ -305,8 +362,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     suffix = f"-seat{args.seat}" if args.seat is not None else ""
     path = Path(args.output or f"replay-{args.match_id}{suffix}.json")
     path.write_text(json.dumps(replay, separators=(",", ":")), encoding="utf-8")
-    print(f"wrote {path} ({replay.get('game', '?')}, match {args.match_id}"
-          f"{', seat ' + str(args.seat) if args.seat is not None else ''})")  # fmt: skip
+    what = (
+        _("wrote {path} ({game}, match {id})")
+        if args.seat is None
+        else _("wrote {path} ({game}, match {id}, seat {seat})")
+    )
+    print(what.format(path=path, game=replay.get("game", "?"), id=args.match_id, seat=args.seat))
     return 0
 
 
@@ -318,7 +379,7 @@ def _package(path: Path) -> Upload:
     if path.is_file():
         return Upload(path.name, path.read_bytes())
     if not path.is_dir():
-        raise ClientError(f"{path}: no such file or folder", EXIT_USAGE)
+        raise ClientError(_("{path}: no such file or folder").format(path=path), EXIT_USAGE)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in sorted(p for p in path.rglob("*") if p.is_file()):
@@ -330,14 +391,16 @@ def _resolve_bot(api: Api, ref: str, *, mine: bool) -> dict[str, Any]:
     """A bot by id, by ``owner/name``, or (``mine``) by the name of one of your bots."""
     if ref.isdigit():
         return dict(api.get(f"/api/bots/{ref}/"))
-    owner, _, name = ref.rpartition("/")
+    owner, _slash, name = ref.rpartition("/")
     query = {"owner": owner} if owner else ({"mine": "true"} if mine else None)
     if query is None:
-        raise ClientError(f"name the opponent {ref!r} as OWNER/NAME or by id", EXIT_USAGE)
+        raise ClientError(
+            _("name the opponent {bot} as OWNER/NAME or by id").format(bot=repr(ref)), EXIT_USAGE
+        )
     for bot in api.pages("/api/bots/", **query):
         if bot["name"] == name:
             return bot
-    raise ClientError(f"no bot {ref!r}")
+    raise ClientError(_("no bot {bot}").format(bot=repr(ref)))
 
 
 def _seats_line(match: dict[str, Any], highlight: set[int]) -> str:
@@ -367,8 +430,9 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             print(f"arena: {err}", file=sys.stderr)
             return err.exit_code
         except (EOFError, KeyError, TypeError, StopIteration) as err:  # a reply we cannot read
-            print(f"arena: unexpected answer from the server ({type(err).__name__}: {err})",
-                  file=sys.stderr)  # fmt: skip
+            reason = f"{type(err).__name__}: {err}"
+            print("arena: " + _("unexpected answer from the server ({reason})").format(
+                reason=reason), file=sys.stderr)  # fmt: skip
             return EXIT_NETWORK
 
     return run
@@ -376,38 +440,42 @@ def _guarded(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 def add_parsers(sub: Any) -> dict[str, argparse.ArgumentParser]:
     """Register the client's commands on ``arena``'s subparsers; the parsers by name."""
-    login = sub.add_parser("login", help="get an API token and store it")
-    login.add_argument("--url", help=f"the server (default $ARENA_URL or {DEFAULT_URL})")
+    login = sub.add_parser("login", help=_("get an API token and store it"))
+    login.add_argument(
+        "--url", help=_("the server (default $ARENA_URL or {url})").format(url=DEFAULT_URL)
+    )
     login.add_argument("--username")
-    login.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    login.add_argument("--name", help="a name for the token (default arena-cli@HOST)")
+    login.add_argument(
+        "--password-stdin", action="store_true", help=_("read the password from stdin")
+    )
+    login.add_argument("--name", help=_("a name for the token (default arena-cli@HOST)"))
     login.set_defaults(func=_guarded(cmd_login))
 
-    submit = sub.add_parser("submit", help="upload a bot version and wait for its validation")
-    submit.add_argument("file", help="a bot file, a .zip or a folder with bot.toml")
-    submit.add_argument("--bot", required=True, help="your bot's name (created if new)")
+    submit = sub.add_parser("submit", help=_("upload a bot version and wait for its validation"))
+    submit.add_argument("file", help=_("a bot file, a .zip or a folder with bot.toml"))
+    submit.add_argument("--bot", required=True, help=_("your bot's name (created if new)"))
     submit.add_argument("--game", required=True)
-    submit.add_argument("--no-wait", action="store_true", help="do not wait for the verdict")
+    submit.add_argument("--no-wait", action="store_true", help=_("do not wait for the verdict"))
     submit.add_argument("--timeout", type=float, default=600, metavar="SECONDS")
     submit.set_defaults(func=_guarded(cmd_submit))
 
-    status = sub.add_parser("status", help="your bots, their ratings and recent matches")
-    status.add_argument("--matches", type=int, default=10, help="recent matches shown")
+    status = sub.add_parser("status", help=_("your bots, their ratings and recent matches"))
+    status.add_argument("--matches", type=int, default=10, help=_("recent matches shown"))
     status.set_defaults(func=_guarded(cmd_status))
 
-    challenge = sub.add_parser("challenge", help="an unranked match against other bots")
-    challenge.add_argument("bot", help="your bot: name or id")
-    challenge.add_argument("opponents", nargs="+", help="OWNER/NAME or id")
-    challenge.add_argument("--single", action="store_true", help="no duplicate deals")
+    challenge = sub.add_parser("challenge", help=_("an unranked match against other bots"))
+    challenge.add_argument("bot", help=_("your bot: name or id"))
+    challenge.add_argument("opponents", nargs="+", help=_("OWNER/NAME or id"))
+    challenge.add_argument("--single", action="store_true", help=_("no duplicate deals"))
     challenge.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
-    challenge.add_argument("--wait", action="store_true", help="wait for the result")
+    challenge.add_argument("--wait", action="store_true", help=_("wait for the result"))
     challenge.add_argument("--timeout", type=float, default=600, metavar="SECONDS")
     challenge.set_defaults(func=_guarded(cmd_challenge))
 
-    replay = sub.add_parser("replay", help="download a finished match's replay")
+    replay = sub.add_parser("replay", help=_("download a finished match's replay"))
     replay.add_argument("match_id", type=int)
-    replay.add_argument("-o", "--output", help="file (default replay-ID[-seatN].json)")
-    replay.add_argument("--seat", type=int, help="only what this seat knew")
+    replay.add_argument("-o", "--output", help=_("file (default replay-ID[-seatN].json)"))
+    replay.add_argument("--seat", type=int, help=_("only what this seat knew"))
     replay.set_defaults(func=_guarded(cmd_replay))
     return {"login": login, "submit": submit, "status": status, "challenge": challenge,
             "replay": replay}  # fmt: skip

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .i18n import _
+
 CARD = re.compile(r"[2-9TJQKA][shdc]")
 HIDDEN = "??"
 
@@ -22,52 +24,67 @@ def render_replay(replay: dict[str, Any], game_numbers: list[int] | None = None)
     entrants = replay["entrants"]
     viewpoint = replay.get("viewpoint")
     seed = (
-        f"seed not shown, as seat {viewpoint['seat']} saw it"
+        _("seed not shown, as seat {seat} saw it").format(seat=viewpoint["seat"])
         if viewpoint
-        else f"seed {replay['seed']}"
+        else _("seed {seed}").format(seed=replay["seed"])
     )
     yield (
         f"{replay['game']} {json.dumps(replay['params'], separators=(',', ':'))}"
-        f"{' duplicate' if replay['duplicate'] else ''}, {seed}"
+        f"{' ' + _('duplicate') if replay['duplicate'] else ''}, {seed}"
     )
     result = replay["result"]
     for e, name in enumerate(entrants):
-        yield (
-            f"  entrant {e} {name}: score {result['scores'][e]:g}, place {result['placings'][e]}"
+        yield "  " + _("entrant {number} {name}: score {score}, place {place}").format(
+            number=e, name=name, score=f"{result['scores'][e]:g}", place=result["placings"][e]
         )
     for g, played in enumerate(replay["games"]):
         if game_numbers and g + 1 not in game_numbers:
             continue
         names = [entrants[e] for e in played["seats"]]
         yield ""
-        yield f"== game {g + 1} of {len(replay['games'])}: " + ", ".join(
-            f"seat {s} {n}" for s, n in enumerate(names)
+        seats = ", ".join(
+            _("seat {seat} {name}").format(seat=s, name=n) for s, n in enumerate(names)
+        )
+        yield "== " + _("game {number} of {total}: {seats}").format(
+            number=g + 1, total=len(replay["games"]), seats=seats
         )
         for fault in played["faults"]:
-            where = "start-up" if fault["decision"] < 0 else f"decision {fault['decision']}"
-            yield (
-                f"  FAULT seat {fault['seat']} ({names[fault['seat']]}) at {where}: "
-                f"{fault['verdict']}: {fault['message']}"
+            where = (
+                _("start-up")
+                if fault["decision"] < 0
+                else _("decision {n}").format(n=fault["decision"])
             )
+            faulted = _("FAULT seat {seat} ({name}) at {where}").format(
+                seat=fault["seat"], name=names[fault["seat"]], where=where
+            )
+            yield f"  {faulted}: {fault['verdict']}: {fault['message']}"
         for deal in played["deals"]:
             yield from _deal(replay["game"], deal, names)
         returns = " ".join(f"{r:g}" for r in played["returns"])
-        yield f"  game {g + 1} returns per seat: {returns}"
+        yield "  " + _("game {number} returns per seat: {returns}").format(
+            number=g + 1, returns=returns
+        )
 
 
 def _deal(game: str, deal: dict[str, Any], names: list[str]) -> Iterator[str]:
     yield ""
-    yield f"  -- deal {deal['index'] + 1}, dealer seat {deal['dealer']} ({names[deal['dealer']]})"
+    yield "  -- " + _("deal {number}, dealer seat {seat} ({name})").format(
+        number=deal["index"] + 1, seat=deal["dealer"], name=names[deal["dealer"]]
+    )
     for seat, hand in enumerate(deal["hands"]):
-        shown = f"{len(hand)} hidden cards" if hand and set(hand) == {HIDDEN} else " ".join(hand)
-        yield f"     hand {seat}: {shown}"
+        shown = (
+            _("{count} hidden cards").format(count=len(hand))
+            if hand and set(hand) == {HIDDEN}
+            else " ".join(hand)
+        )
+        yield "     " + _("hand {seat}: {cards}").format(seat=seat, cards=shown)
     if game == "badugi":
         yield from _betting(deal["events"])
     else:
         yield from _tricks(deal["events"], len(names))
     public = {k: v for k, v in deal["info"].items() if v is not None}
-    yield f"     summary: {json.dumps(public, separators=(', ', ': '))}"
-    yield f"     scores: {' '.join(str(s) for s in deal['scores'])}"
+    yield "     " + _("summary: {info}").format(info=json.dumps(public, separators=(", ", ": ")))
+    yield "     " + _("scores: {scores}").format(scores=" ".join(str(s) for s in deal["scores"]))
 
 
 def _tricks(events: list[dict[str, Any]], seats: int) -> Iterator[str]:
@@ -80,25 +97,31 @@ def _tricks(events: list[dict[str, Any]], seats: int) -> Iterator[str]:
         if not run:
             return
         if any(not _is_card(e) for e in run):  # the domino layout: cards and passes
-            yield "     plays: " + " ".join(_event(e) for e in run)
+            yield "     " + _("plays: {events}").format(events=" ".join(_event(e) for e in run))
         else:
             for t in range(0, len(run), seats):
-                trick = run[t : t + seats]
-                yield f"     trick {t // seats + 1:>2}: " + " ".join(_event(e) for e in trick)
+                trick = " ".join(_event(e) for e in run[t : t + seats])
+                yield "     " + _("trick {number}: {events}").format(
+                    number=f"{t // seats + 1:>2}", events=trick
+                )
         run.clear()
 
     for event in events:
         if _is_card(event) or (run and event["action"] == "pass"):
             if calls:
-                yield "     calls: " + " ".join(calls)
+                yield _calls(calls)
                 calls.clear()
             run.append(event)
         else:
             yield from flush_run()
             calls.append(_event(event))
     if calls:
-        yield "     calls: " + " ".join(calls)
+        yield _calls(calls)
     yield from flush_run()
+
+
+def _calls(calls: list[str]) -> str:
+    return "     " + _("calls: {events}").format(events=" ".join(calls))
 
 
 def _betting(events: list[dict[str, Any]]) -> Iterator[str]:
@@ -108,12 +131,17 @@ def _betting(events: list[dict[str, Any]]) -> Iterator[str]:
     for event in events:
         is_draw = event["action"].startswith(("draw:", "drew:"))
         if line and is_draw != drawing:
-            yield ("     draw:  " if drawing else "     bets:  ") + " ".join(line)
+            yield _round(line, drawing)
             line = []
         drawing = is_draw
         line.append(_event(event))
     if line:
-        yield ("     draw:  " if drawing else "     bets:  ") + " ".join(line)
+        yield _round(line, drawing)
+
+
+def _round(events: list[str], drawing: bool) -> str:
+    label = _("draw:  {events}") if drawing else _("bets:  {events}")
+    return "     " + label.format(events=" ".join(events))
 
 
 def _is_card(event: dict[str, Any]) -> bool:
@@ -123,5 +151,5 @@ def _is_card(event: dict[str, Any]) -> bool:
 def _event(event: dict[str, Any]) -> str:
     text = f"{event['seat']}:{event['action']}"
     if "received" in event:  # a seat view: the viewing seat's hand gained these cards
-        text += f" (+{','.join(event['received'])} to your hand)"
+        text += " " + _("(+{cards} to your hand)").format(cards=",".join(event["received"]))
     return text

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 import engine
 
 from .agent import SandboxedAgent
+from .i18n import _, table
 
 
 @dataclass
@@ -89,43 +90,40 @@ def print_summary(
     print(headline, file=out)
     if teams is not None:
         _print_teams(out, names, teams)
-    width = max(8, *(len(n) for n in names))
     ranked = teams is None
-    header = (
-        f"{'entrant' if ranked else 'bot':<{width}}  "
-        + (f"{'score':>10}  {'avg place':>9}  {'1st':>4}  " if ranked else f"{'team':>4}  ")
-        + f"{'ms/decision mean / max':>22}  {'start ms':>8}  faults"
-    )
-    print(header, file=out)
-    print("-" * len(header), file=out)
+    headings = [(_("entrant") if ranked else _("bot"), "<", 8)]
+    if ranked:
+        headings += [(_("score"), ">", 10), (_("avg place"), ">", 9), (_("1st"), ">", 4)]
+    else:
+        headings += [(_("team"), ">", 4)]
+    headings += [(_("ms/decision mean / max"), ">", 22), (_("start ms"), ">", 8),
+                 (_("faults"), "<", 0)]  # fmt: skip
     team_of = {m: t for t, team in enumerate(teams or []) for m in team.members}
+    rows = []
     for i, (name, t) in enumerate(zip(names, tallies, strict=True)):
         faults = ", ".join(f"{v}×{n}" for v, n in sorted(t.faults.items())) or "-"
         standing = (
-            f"{t.score:>10.1f}  {_mean(t.places):>9.2f}  {t.places.count(1):>4}  "
+            [f"{t.score:.1f}", f"{_mean(t.places):.2f}", str(t.places.count(1))]
             if ranked
-            else f"{_team_letter(team_of[i]):>4}  "
+            else [_team_letter(team_of[i])]
         )
-        print(
-            f"{name:<{width}}  {standing}{ms_per_decision(sorted(t.decision_ns)):>22}  "
-            f"{startup_ms(t):>8}  {faults}",
-            file=out,
+        rows.append(
+            [name, *standing, ms_per_decision(sorted(t.decision_ns)), startup_ms(t), faults]
         )
+    print("\n".join(table(headings, rows, rule=True)), file=out)
 
 
 def _print_teams(out: TextIO, names: list[str], teams: list[TeamTally]) -> None:
-    labels = [f"{_team_letter(t)}: {' + '.join(names[m] for m in team.members)}"
-              for t, team in enumerate(teams)]  # fmt: skip
-    width = max(8, *(len(label) for label in labels))
-    header = f"{'team':<{width}}  {'score':>10}  {'avg place':>9}  {'1st':>4}"
-    print(header, file=out)
-    print("-" * len(header), file=out)
-    for label, team in zip(labels, teams, strict=True):
-        print(
-            f"{label:<{width}}  {team.score:>10.1f}  {_mean(team.places):>9.2f}  "
-            f"{team.places.count(1):>4}",
-            file=out,
-        )
+    headings = [(_("team"), "<", 8), (_("score"), ">", 10), (_("avg place"), ">", 9),
+                (_("1st"), ">", 4)]  # fmt: skip
+    rows = [
+        [
+            f"{_team_letter(t)}: {' + '.join(names[m] for m in team.members)}",
+            f"{team.score:.1f}", f"{_mean(team.places):.2f}", str(team.places.count(1)),
+        ]
+        for t, team in enumerate(teams)
+    ]  # fmt: skip
+    print("\n".join(table(headings, rows, rule=True)), file=out)
     print(file=out)
 
 

@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# Re-extract the site's translatable strings into platform/locale/{ko,en} and fail if either
-# catalogue has an untranslated (empty) or fuzzy entry; then compile them. Run from anywhere.
+# Re-extract the translatable strings of the site into platform/locale/{ko,en} and of the arena
+# command (sandbox/, with argparse's own) into sandbox/locale/ko; fail if a catalogue has an
+# untranslated (empty) or fuzzy entry; then compile them. Run from anywhere; the arguments choose
+# the parts (default: site arena).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
-IGNORES=(--ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=engine
-         --ignore=sandbox --ignore=examples --ignore=node_modules)
-"$PYTHON" manage.py makemessages -l ko -l en --no-obsolete "${IGNORES[@]}" >/dev/null
+parts=" ${*:-site arena} "
+catalogues=()
+if [[ $parts == *" site "* ]]; then
+  IGNORES=(--ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=engine
+           --ignore=sandbox --ignore=examples --ignore=node_modules)
+  "$PYTHON" manage.py makemessages -l ko -l en --no-obsolete "${IGNORES[@]}" >/dev/null
+  catalogues+=(platform/locale/ko/LC_MESSAGES/django.po platform/locale/en/LC_MESSAGES/django.po)
+fi
+arena_po=sandbox/locale/ko/LC_MESSAGES/arena.po
+if [[ $parts == *" arena "* ]]; then
+  pot=$(mktemp --suffix=.pot)
+  trap 'rm -f "$pot"' EXIT
+  argparse_py=$("$PYTHON" -c 'import argparse; print(argparse.__file__)')
+  xgettext --language=Python --keyword= --keyword=_ --keyword=ngettext:1,2 --from-code=UTF-8 \
+    --no-location --omit-header --output="$pot" sandbox/*.py "$argparse_py"
+  msgmerge --quiet --update --backup=none --no-location "$arena_po" "$pot"
+  msgattrib --no-obsolete --no-location --output-file="$arena_po" "$arena_po"
+  catalogues+=("$arena_po")
+fi
 status=0
-for lang in ko en; do
-  po="platform/locale/$lang/LC_MESSAGES/django.po"
+for po in "${catalogues[@]}"; do
   # msgattrib prints the entries that match; the header (msgid "") is not a message
   untranslated=$(msgattrib --untranslated --no-wrap "$po" | grep -c '^msgid "..*"' || true)
   fuzzy=$(msgattrib --only-fuzzy --no-wrap "$po" | grep -c '^msgid "..*"' || true)
@@ -20,5 +37,10 @@ for lang in ko en; do
     status=1
   fi
 done
-[ "$status" = 0 ] && (cd platform && "../$PYTHON" ../manage.py compilemessages -l ko -l en >/dev/null)
-exit "$status"
+[ "$status" = 0 ] || exit "$status"
+if [[ $parts == *" site "* ]]; then
+  (cd platform && "../$PYTHON" ../manage.py compilemessages -l ko -l en >/dev/null)
+fi
+if [[ $parts == *" arena "* ]]; then
+  msgfmt --check --output-file="${arena_po%.po}.mo" "$arena_po"
+fi
