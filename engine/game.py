@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from .cards import TEXT_OF, Card, card, texts
 from .errors import IllegalAction, InvalidParams
-from .frozen import EMPTY, FrozenList
+from .frozen import FrozenList
 from .params import params_dict, parse_params
 
 TERMINAL = -1
@@ -55,18 +55,42 @@ def _permutation_bits(n: int) -> int:
     return math.factorial(n).bit_length() + 64
 
 
+@functools.cache
+def _radix_groups(n: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The radices ``n, n-1, … 2`` of a permutation's mixed-radix digits, in groups whose product
+    stays below 2**60: (product, radices) per group."""
+    groups: list[tuple[int, tuple[int, ...]]] = []
+    radices: list[int] = []
+    product = 1
+    for radix in range(n, 1, -1):
+        if product * radix >= 1 << 60:
+            groups.append((product, tuple(radices)))
+            radices, product = [], 1
+        radices.append(radix)
+        product *= radix
+    if radices:
+        groups.append((product, tuple(radices)))
+    return tuple(groups)
+
+
 def shuffled(items: Sequence[Card], rng: random.Random) -> list[Card]:
     """A uniformly random permutation of ``items``, drawn from one big random integer.
 
     Decoding one ``getrandbits`` draw (Fisher-Yates on its mixed-radix digits) is several times
-    faster than ``rng.shuffle``; 64 spare bits make the modulo bias negligible (< 2**-64).
+    faster than ``rng.shuffle``; 64 spare bits make the modulo bias negligible (< 2**-64). The
+    digits are peeled off the big integer a group at a time and decoded with small integers
+    (the same digits as dividing the big integer by each radix in turn, only cheaper).
     """
     deck = list(items)
     n = len(deck)
     x = rng.getrandbits(_permutation_bits(n))
-    for i in range(n - 1, 0, -1):
-        x, j = divmod(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    i = n - 1
+    for product, radices in _radix_groups(n):
+        x, digits = divmod(x, product)
+        for radix in radices:
+            digits, j = divmod(digits, radix)
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
     return deck
 
 
@@ -193,7 +217,7 @@ class State(ABC):
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
-    def legal_actions(self) -> list[str]:
+    def legal_actions(self) -> FrozenList[str]:
         """Legal actions of the player to act, sorted; empty only when the game is over.
 
         The list is read-only (a :class:`~engine.frozen.FrozenList`) and is the very list the
@@ -201,20 +225,14 @@ class State(ABC):
         """
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._frozen_legal()
+            legal = self._legal = self._legal_actions()
         return legal
-
-    def _frozen_legal(self) -> FrozenList[str]:
-        if self.is_terminal():
-            return EMPTY
-        legal = self._legal_actions()
-        return legal if type(legal) is FrozenList else FrozenList(legal)
 
     def apply_action(self, action: str) -> None:
         """Verify ``action`` and apply it; raises :class:`IllegalAction` saying why not."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._frozen_legal()
+            legal = self._legal_actions()
         if action not in legal:
             raise IllegalAction(self._explain_illegal(action, legal))
         self.history.append((self.current_player(), action))
@@ -275,7 +293,12 @@ class State(ABC):
     # -- for subclasses --------------------------------------------------------------------------
 
     @abstractmethod
-    def _legal_actions(self) -> list[str]: ...
+    def _legal_actions(self) -> FrozenList[str]:
+        """The sorted legal actions, :data:`~engine.frozen.EMPTY` when the game is over.
+
+        Computed at most once per decision (:meth:`legal_actions` caches it), so it may build
+        its list; constant lists are shared module constants.
+        """
 
     @abstractmethod
     def _apply(self, action: str) -> None: ...
@@ -291,3 +314,36 @@ class State(ABC):
     def _illegal_reason(self, action: str) -> str:
         """A rule-specific explanation; games override it for their common mistakes."""
         return ""
+
+
+class CardHandsState(State):
+    """A state whose hands are sorted lists of :class:`Card`, their texts kept alongside.
+
+    Playing a card deletes it from both lists, so the hand's text is never rebuilt card by card
+    (only frozen, once, when an observation or the legal list asks for it). Code that replaces
+    ``self.hands`` calls :meth:`_forget_caches`.
+    """
+
+    hands: list[list[Card]]
+
+    def _forget_caches(self) -> None:
+        super()._forget_caches()
+        self._texts = [[TEXT_OF[c] for c in hand] for hand in self.hands]
+
+    def _hand_strings(self, seat: int) -> list[str]:
+        return self._texts[seat]
+
+    def _set_hands(self, hands: list[list[Card]]) -> list[list[str]]:
+        """New sorted ``hands`` (a deal); returns a copy of their texts for the deal record."""
+        self.hands = hands
+        State._forget_caches(self)
+        texts = self._texts = [[TEXT_OF[c] for c in hand] for hand in hands]
+        return [text[:] for text in texts]
+
+    def _drop_card(self, seat: int, c: Card) -> None:
+        """Take ``c`` out of ``seat``'s hand."""
+        hand = self.hands[seat]
+        index = hand.index(c)
+        del hand[index]
+        del self._texts[seat][index]
+        self._hand_texts[seat] = None

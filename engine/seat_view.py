@@ -11,8 +11,10 @@ them all). :func:`seat_view` keeps only what ``seat`` learned while it played (t
   which the seat's own hand gained cards carries ``"received"`` (Belote's completing deal, a
   Badugi draw), and one after which any hand grew carries ``"hand_sizes"``;
 * ``info``: hands that were never shown are withheld (Badugi's ``final_hands`` of seats that did
-  not reach the showdown); other seats' faults keep their verdict but not their message or
-  detail (an illegal-action message lists the faulting seat's legal moves, i.e. its cards).
+  not reach the showdown), and so is the order of every reshuffled Badugi stub (its cards show
+  as ``"??"``: the seat saw only the ones it drew); other seats' faults keep their verdict but
+  not their message or detail (an illegal-action message lists the faulting seat's legal
+  moves, i.e. its cards).
 
 The view is computed by replaying every action through the engine and asking the seat's own
 observation for its hand, so it is exact for every game without game-specific bookkeeping.
@@ -102,7 +104,11 @@ class _HandTracker:
 
 
 def _redact_info(info: dict[str, Any], seat: int) -> None:
-    """Withhold hands the deal summary holds but nobody was shown (Badugi's ``final_hands``)."""
+    """Withhold the hidden cards a deal summary holds: hands nobody was shown (Badugi's
+    ``final_hands``) and the order of each reshuffled stub (Badugi's ``reshuffled_stubs``)."""
+    stubs = info.get("reshuffled_stubs")
+    if stubs is not None:
+        info["reshuffled_stubs"] = [[HIDDEN] * len(order) for order in stubs]
     final = info.get("final_hands")
     if final is not None:
         revealed = info.get("revealed") or [None] * len(final)

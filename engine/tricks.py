@@ -9,6 +9,7 @@ suit, must trump, overtrump) stay with each game; they read the trick through th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from .cards import CARDS, TEXT_OF, Card
@@ -20,6 +21,27 @@ TRUMP_BASE = 100
 PLAYED: tuple[tuple[FrozenDict[str, Any], ...], ...] = tuple(
     tuple(FrozenDict(seat=seat, card=TEXT_OF[c]) for c in CARDS) for seat in range(4)
 )
+
+
+#: ``[tricks done][leader][cards on the table]`` → every seat's hand size, shared by observations
+SizesTable = tuple[tuple[tuple[FrozenList[int], ...], ...], ...]
+
+
+@cache
+def hand_sizes_table(num_players: int, hand_size: int) -> SizesTable:
+    """Hand sizes at every point of a deal where each seat starts with ``hand_size`` cards and
+    plays one card per trick: seats that have played to the current trick hold one card less."""
+    n = num_players
+    return tuple(
+        tuple(
+            tuple(
+                FrozenList([hand_size - done - ((s - leader) % n < played) for s in range(n)])
+                for played in range(n)
+            )
+            for leader in range(n)
+        )
+        for done in range(hand_size + 1)
+    )
 
 
 def power_table(
@@ -57,23 +79,27 @@ class TrickTable:
 
     The public forms are frozen so that every observation can hold them as they are (see
     :mod:`engine.frozen`): ``completed`` (the finished tricks: leader, cards in play order,
-    winner) is replaced at the end of each trick, :meth:`current` (the trick on the table: seat,
-    card) is built when first asked for after a card is played.
+    winner) and ``won`` (tricks won per seat) are replaced at the end of each trick,
+    :meth:`current` (the trick on the table: seat, card) is frozen when first asked for, and
+    :meth:`hand_sizes` is a look-up, given that every seat held ``hand_size`` cards at the start.
     """
 
     __slots__ = (
-        "num_players", "leader", "seats", "cards", "_current", "completed", "won", "taken"
+        "num_players", "leader", "seats", "cards", "_entries", "_current", "completed", "won",
+        "taken", "_sizes",
     )  # fmt: skip
 
-    def __init__(self, num_players: int, leader: int) -> None:
+    def __init__(self, num_players: int, leader: int, hand_size: int) -> None:
         self.num_players = num_players
         self.leader = leader
         self.seats: list[int] = []
         self.cards: list[Card] = []
+        self._entries: list[FrozenDict[str, Any]] = []
         self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
         self.completed: FrozenList[FrozenDict[str, Any]] = EMPTY
-        self.won = [0] * num_players
+        self.won: FrozenList[int] = FrozenList([0] * num_players)
         self.taken: list[list[Card]] = [[] for _ in range(num_players)]
+        self._sizes = hand_sizes_table(num_players, hand_size)
 
     @property
     def to_act(self) -> int:
@@ -88,6 +114,7 @@ class TrickTable:
         """Put ``card`` on the table; True when the trick is full."""
         self.seats.append(seat)
         self.cards.append(card)
+        self._entries.append(PLAYED[seat][card])
         self._current = None
         return len(self.cards) == self.num_players
 
@@ -97,11 +124,14 @@ class TrickTable:
         cards = FrozenList([TEXT_OF[c] for c in self.cards])
         trick = FrozenDict({"leader": self.leader, "cards": cards, "winner": winner})
         self.completed = appended(self.completed, trick)
-        self.won[winner] += 1
+        won = list(self.won)
+        won[winner] += 1
+        self.won = FrozenList(won)
         self.taken[winner].extend(self.cards)
         self.leader = winner
         self.seats = []
         self.cards = []
+        self._entries = []
         self._current = EMPTY
         return winner
 
@@ -109,7 +139,9 @@ class TrickTable:
         """The trick on the table, public form (frozen: shared until the next card)."""
         current = self._current
         if current is None:
-            current = self._current = FrozenList(
-                [PLAYED[s][c] for s, c in zip(self.seats, self.cards, strict=True)]
-            )
+            current = self._current = FrozenList(self._entries)
         return current
+
+    def hand_sizes(self) -> FrozenList[int]:
+        """Every seat's hand size now (frozen and shared)."""
+        return self._sizes[len(self.completed)][self.leader][len(self.cards)]

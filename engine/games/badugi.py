@@ -68,10 +68,7 @@ KOREAN_FACING: FrozenList[str] = FrozenList(["call", "fold", "half", "raise"])
 DREW = ["drew:0", "drew:1", "drew:2", "drew:3", "drew:4"]
 #: ``ACTED[seat][action]``: the public ``[seat, action]`` entry, made once and shared
 ACTED = tuple(
-    {
-        a: FrozenList([seat, a])
-        for a in ["bet", "call", "check", "fold", "half", "raise", *DREW]
-    }
+    {a: FrozenList([seat, a]) for a in ["bet", "call", "check", "fold", "half", "raise", *DREW]}
     for seat in range(6)
 )
 
@@ -196,6 +193,8 @@ class BadugiState(State):
         self.muck: list[Card] = []
         self._rng: random.Random | None = None
         self.reshuffles = 0
+        #: each reshuffled stub's order, top card first, as the replay records it
+        self.reshuffled_stubs: list[list[str]] = []
         record = self.start_deal_record(b, deck)
         record.hands = [[TEXT_OF[c] for c in h] for h in hands]
         self.folded = [False] * n
@@ -253,9 +252,12 @@ class BadugiState(State):
 
     # -- legal actions ----------------------------------------------------------------------
 
-    def _legal_actions(self) -> list[str]:
-        if self.phase is Phase.DRAW:
+    def _legal_actions(self) -> FrozenList[str]:
+        phase = self.phase
+        if phase is Phase.DRAW:
             return FrozenList(draw_actions(self.hands[self.to_act]))
+        if phase is Phase.OVER:
+            return EMPTY
         seat = self.to_act
         to_call = self.level - self.put[seat]
         if self.korean:
@@ -432,6 +434,7 @@ class BadugiState(State):
         self.stub = fresh
         self.muck = [c for c in pool if c in own]
         self.reshuffles += 1
+        self.reshuffled_stubs.append([TEXT_OF[c] for c in reversed(fresh)])  # top = last
 
     # -- the end of a hand ------------------------------------------------------------------
 
@@ -474,6 +477,7 @@ class BadugiState(State):
             "final_hands": final,
             "drawn": drawn,
             "reshuffles": self.reshuffles,
+            "reshuffled_stubs": self.reshuffled_stubs,
         }
         self.finish_deal_record(net)
         self.last_hand = FrozenDict(
@@ -562,6 +566,7 @@ class BadugiState(State):
             "committed",
             "limited",
             "_hand_texts",
+            "reshuffled_stubs",
         ):
             state[name] = list(state[name])
         for name in ("hands", "discards", "folded_hands"):
@@ -598,6 +603,10 @@ class BadugiState(State):
                 other.discards[s] = move(other.discards[s])
                 other.folded_hands[s] = move(other.folded_hands[s])
         other.stub = move(other.stub)
+        other.reshuffled_stubs = [
+            [TEXT_OF[c] for c in move([CARD_BY_TEXT[t] for t in order])]
+            for order in other.reshuffled_stubs
+        ]
         other.muck = move(other.muck)
         other._forget_caches()
         return other

@@ -43,6 +43,8 @@ from engine.tricks import TrickTable
 
 _KH_TEXT = TEXT_OF[KING_OF_HEARTS]
 NO_SCORES: FrozenList[int] = FrozenList([0, 0, 0, 0])
+_KH_ONLY: FrozenList[str] = FrozenList([_KH_TEXT])
+_PASS_ONLY: FrozenList[str] = FrozenList(["pass"])
 _NOT_A_CARD = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
@@ -162,7 +164,7 @@ class BarbuState(State):
         self.designated = [0, 0, 0, 0]  # designations received in this deal (the cap)
         self.bets: list[tuple[int, int]] = []
         self.deal_scores = [0, 0, 0, 0]
-        self.table = TrickTable(4, first)
+        self.table = TrickTable(4, first, self.num_tricks)
         self.end_left = -1  # cards still to be taken before an early end (-1: no early end)
         self.lo = [0, 0, 0, 0]  # domino layout per suit index (0: not opened)
         self.hi = [0, 0, 0, 0]
@@ -189,9 +191,9 @@ class BarbuState(State):
             contracts_left=self.left,
         )
 
-    def _declaration_actions(self) -> list[str]:
+    def _declaration_actions(self) -> FrozenList[str]:
         names = self.left[self.dealer] if self.left is not None else self.game.contracts
-        return contract_actions(names, self.low_rank)
+        return FrozenList(contract_actions(names, self.low_rank))
 
     def _apply_declaration(self, action: str) -> None:
         _, name, *extra = action.split(":")
@@ -290,27 +292,32 @@ class BarbuState(State):
             self._to_act = self.first_player
             self.end_left = len(rules.end_cards) or -1
 
-    def _trick_actions(self) -> list[str]:
-        """docs/rules/barbu.md, "Duties when playing a card" (Trumps: :meth:`_trumps_actions`)."""
-        hand = self.hands[self._to_act]
+    def _trick_actions(self) -> FrozenList[str]:
+        """docs/rules/barbu.md, "Duties when playing a card" (Trumps: :meth:`_trumps_actions`).
+
+        The whole hand is the seat's shared hand text, never a copy of it.
+        """
+        seat = self._to_act
+        hand = self.hands[seat]
         trick = self.table.cards
         rules = self.rules
         assert rules is not None
         if not trick:
             if rules.no_heart_lead:  # no heart lead unless holding only hearts (S0:L21, L23)
                 lead = [x for x in hand if x[1] != "h"]
-                if lead:
-                    return lead
-            return hand[:]
+                if lead and len(lead) < len(hand):
+                    return FrozenList(lead)
+            return self.hand_text(seat)
         led = SUIT_OF[trick[0]]
         if rules.trumps:
-            return self._trumps_actions(hand, trick, led)
-        follow = [x for x in hand if x[1] == led]
-        if follow:
-            return follow
-        if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
-            return [_KH_TEXT]
-        return hand[:]
+            allowed = self._trumps_actions(hand, trick, led)
+        else:
+            allowed = [x for x in hand if x[1] == led]
+            if not allowed:
+                if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
+                    return _KH_ONLY
+                return self.hand_text(seat)
+        return self.hand_text(seat) if len(allowed) == len(hand) else FrozenList(allowed)
 
     def _trumps_actions(self, hand: list[str], trick: list[Card], led: str) -> list[str]:
         trump, opts = self.trump, self.opts
@@ -325,7 +332,7 @@ class BarbuState(State):
                 if opts.must_overtrump and any(SUIT_OF[c] == trump for c in trick):
                     return _above(trumps, trick, trump) or trumps
                 return trumps
-        return hand[:]
+        return hand
 
     def _apply_card(self, action: str) -> None:
         seat = self._to_act
@@ -361,9 +368,9 @@ class BarbuState(State):
 
     # -- domino --------------------------------------------------------------------------------
 
-    def _domino_actions(self) -> list[str]:
+    def _domino_actions(self) -> FrozenList[str]:
         playable = domino_playable(self.hands[self._to_act], self.domino_rank, self.lo, self.hi)
-        return playable or ["pass"]
+        return FrozenList(playable) if playable else _PASS_ONLY
 
     def _apply_domino(self, action: str) -> None:
         seat = self._to_act
@@ -468,7 +475,7 @@ class BarbuState(State):
     def is_terminal(self) -> bool:
         return self._to_act == TERMINAL
 
-    def _legal_actions(self) -> list[str]:
+    def _legal_actions(self) -> FrozenList[str]:
         phase = self.phase
         if phase is Phase.PLAY:
             return self._trick_actions()
@@ -476,7 +483,9 @@ class BarbuState(State):
             return self._domino_actions()
         if phase is Phase.DECLARE:
             return self._declaration_actions()
-        return sorted(a for a, _ in self._designation_choices())
+        if phase is Phase.DOUBLE:
+            return FrozenList(sorted(a for a, _ in self._designation_choices()))
+        return EMPTY
 
     def _apply(self, action: str) -> None:
         phase = self.phase
@@ -498,13 +507,17 @@ class BarbuState(State):
         card counts."""
         obs = self.public.copy()
         to_act = self._to_act
-        hands = self.hands
+        table = self.table
         obs["seat"] = seat
         obs["to_act"] = to_act
-        obs["hand"] = self.hand_text(seat)
-        obs["trick"] = self.table.current()
-        obs["hand_sizes"] = [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])]
-        obs["legal"] = self.legal_actions() if to_act == seat else EMPTY
+        obs["hand"] = self._hand_texts[seat] or self.hand_text(seat)
+        obs["trick"] = table.current()
+        if self.phase is Phase.DOMINO:  # no tricks: hands shrink one by one
+            hands = self.hands
+            obs["hand_sizes"] = [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])]
+        else:
+            obs["hand_sizes"] = table.hand_sizes()
+        obs["legal"] = (self._legal or self.legal_actions()) if to_act == seat else EMPTY
         return obs
 
     def _hand_strings(self, seat: int) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cards import CARD_BY_TEXT, RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
 from ..frozen import EMPTY, FrozenDict, FrozenList, appended
-from ..game import TERMINAL, Game, State
+from ..game import TERMINAL, CardHandsState, Game
 from ..registry import register
 from ..tricks import TrickTable, power_table
 
@@ -62,7 +62,7 @@ def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
     return power_table(trump, led, effective_suits(trump), lambda c: RANK_OF[c], trump_strength)
 
 
-class BauerState(State):
+class BauerState(CardHandsState):
     game: BauerGame
 
     def __init__(self, game: BauerGame, seed: int, decks: Any, first_dealer: int | None) -> None:
@@ -71,53 +71,89 @@ class BauerState(State):
         self.points = [start, start]  # per team, counting down to 0
         self.dealer = self.first_dealer
         self.last_deal: FrozenDict[str, Any] | None = None  # the previous hand, public part
+        #: the observation's parts that change at most once per call or trick, kept up to date;
+        #: an observation is a copy of it plus the parts that change at every card
+        self._public: dict[str, Any] = {
+            "game": "bauer",
+            "seat": None,
+            "phase": Phase.CALL,
+            "to_act": None,
+            "deal": 0,
+            "dealer": self.dealer,
+            "points": FrozenList(self.points),
+            "hand": EMPTY,
+            "hand_sizes": EMPTY,
+            "calls": EMPTY,
+            "trump": None,
+            "caller": None,
+            "trick": EMPTY,
+            "tricks": EMPTY,
+            "tricks_won": EMPTY,
+            "last_deal": None,
+            "legal": EMPTY,
+        }
         self._deal()
 
     # -- deal and trump call ---------------------------------------------------------------
 
     def _deal(self) -> None:
         deck = self.deck_for(len(self.deals))
-        hands: list[list[Card]] = [[] for _ in range(4)]
-        for k, c in enumerate(deck):
-            hands[(self.dealer + 1 + k) % 4].append(c)
-        for hand in hands:
-            hand.sort()
-        self.hands = hands
-        self._forget_caches()
+        hands: list[list[Card]] = [[], [], [], []]
+        for k in range(4):  # one card at a time from the dealer's left
+            hands[(self.dealer + 1 + k) % 4] = sorted(deck[k::4])
         record = self.start_deal_record(self.dealer, deck)
-        record.hands = [[TEXT_OF[c] for c in h] for h in hands]
+        record.hands = self._set_hands(hands)
         self.phase = Phase.CALL
         self.calls: FrozenList[FrozenDict[str, Any]] = EMPTY
         self.trump: str | None = None
         self.caller: int | None = None
         self.player = (self.dealer + 1) % 4
         self.eff = effective_suits(None)
-        self.table = TrickTable(4, self.dealer)
+        self.table = TrickTable(4, self.dealer, 8)
+        self._public.update(
+            phase=Phase.CALL,
+            deal=len(self.deals) - 1,
+            dealer=self.dealer,
+            calls=EMPTY,
+            trump=None,
+            caller=None,
+        )
 
     def current_player(self) -> int:
         return self.player
 
-    def _legal_actions(self) -> list[str]:
-        if self.phase is Phase.CALL:
-            return CALL_ACTIONS
-        seat = self.player
-        if self.table.cards:
-            eff = self.eff
-            led = eff[self.table.cards[0]]
-            follow = [TEXT_OF[c] for c in self.hands[seat] if eff[c] == led]
-            if follow:
-                return follow
-        return self.hand_text(seat)  # the whole hand: share the observation's text
+    def _legal_actions(self) -> FrozenList[str]:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            seat = self.player
+            cards = self.table.cards
+            if cards:
+                eff = self.eff
+                led = eff[cards[0]]
+                follow = [TEXT_OF[c] for c in self.hands[seat] if eff[c] == led]
+                if follow:
+                    return FrozenList(follow)
+            return self.hand_text(seat)  # the whole hand: share the observation's text
+        return CALL_ACTIONS if phase is Phase.CALL else EMPTY
 
     def _apply(self, action: str) -> None:
-        if self.phase is Phase.PLAY:
-            self._apply_play(CARD_BY_TEXT[action])
-        else:
+        if self.phase is not Phase.PLAY:
             self._apply_call(action)
+            return
+        c = CARD_BY_TEXT[action]
+        table = self.table
+        seat = self.player
+        self._drop_card(seat, c)
+        if table.play(seat, c):
+            self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
+            if len(table.completed) == 8:
+                self._score_hand()
+        else:
+            self.player = (seat + 1) % 4
 
     def _apply_call(self, action: str) -> None:
         seat = self.player
-        self.calls = appended(self.calls, CALLED[seat][action])
+        self.calls = self._public["calls"] = appended(self.calls, CALLED[seat][action])
         if action != "pass":
             self.trump = action[-1]
             self.caller = seat
@@ -130,21 +166,10 @@ class BauerState(State):
 
     def _start_play(self, leader: int) -> None:
         self.phase = Phase.PLAY
-        self.table = TrickTable(4, leader)
+        self.table = TrickTable(4, leader, 8)
         self.player = leader
         self.deals[-1].info = {"trump": self.trump, "caller": self.caller}
-
-    def _apply_play(self, c: Card) -> None:
-        table = self.table
-        seat = self.player
-        self.hands[seat].remove(c)
-        self._hand_texts[seat] = None
-        if table.play(seat, c):
-            self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
-            if len(table.completed) == 8:
-                self._score_hand()
-        else:
-            self.player = (seat + 1) % 4
+        self._public.update(phase=Phase.PLAY, trump=self.trump, caller=self.caller)
 
     def _score_hand(self) -> None:
         won = self.table.won
@@ -158,6 +183,7 @@ class BauerState(State):
         if scorer is not None:
             self.points[scorer] -= 1
             progress[scorer] = 1
+            self._public["points"] = FrozenList(self.points)
         self.deals[-1].info["team_tricks"] = team_tricks
         deal_scores = [progress[s % 2] for s in range(4)]
         self.finish_deal_record(deal_scores)
@@ -168,12 +194,13 @@ class BauerState(State):
             trump=self.trump,
             caller=self.caller,
             tricks=self.table.completed,
-            tricks_won=FrozenList(won),
+            tricks_won=won,
             team_tricks=FrozenList(team_tricks),
             deal_scores=FrozenList(deal_scores),
         )
+        self._public["last_deal"] = self.last_deal
         if 0 in self.points or len(self.deals) >= self.game.params.max_deals:
-            self.phase = Phase.OVER
+            self.phase = self._public["phase"] = Phase.OVER
             self.player = TERMINAL
         else:
             self.dealer = (self.dealer + 1) % 4
@@ -186,29 +213,20 @@ class BauerState(State):
         return [float(start - self.points[s % 2]) for s in range(4)]
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` knows: a new dict whose lists and dicts are new or frozen (shared)."""
+        """What ``seat`` knows: a new dict whose lists and dicts are frozen (shared)."""
+        obs = self._public.copy()
         table = self.table
-        hands = self.hands
         player = self.player
-        return {
-            "game": "bauer",
-            "seat": seat,
-            "phase": self.phase,
-            "to_act": player,
-            "deal": len(self.deals) - 1,
-            "dealer": self.dealer,
-            "points": self.points[:],
-            "hand": self.hand_text(seat),
-            "hand_sizes": [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
-            "calls": self.calls,
-            "trump": self.trump,
-            "caller": self.caller,
-            "trick": table.current(),
-            "tricks": table.completed,
-            "tricks_won": table.won[:],
-            "last_deal": self.last_deal,
-            "legal": self.legal_actions() if player == seat else EMPTY,
-        }
+        obs["seat"] = seat
+        obs["to_act"] = player
+        obs["hand"] = self._hand_texts[seat] or self.hand_text(seat)
+        obs["hand_sizes"] = table.hand_sizes()
+        obs["trick"] = table.current()
+        obs["tricks"] = table.completed
+        obs["tricks_won"] = table.won
+        if player == seat:
+            obs["legal"] = self._legal or self.legal_actions()
+        return obs
 
     def _illegal_reason(self, action: str) -> str:
         if self.phase is not Phase.PLAY:

@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.cards import CARD_BY_TEXT, SUIT_OF, TEXT_OF, Card, card, make_deck
 from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
-from engine.game import TERMINAL, Game, State
+from engine.game import TERMINAL, CardHandsState, Game
 from engine.registry import register
 from engine.tricks import TrickTable, best_index, power_table
 
@@ -216,7 +216,7 @@ def game_over(scores: Sequence[int], params: Params) -> bool:
     return top >= params.target if params.target_inclusive else top > params.target
 
 
-class BeloteState(State):
+class BeloteState(CardHandsState):
     """One Belote game.
 
     Each deal's record holds the 8-card hands after the completion (the 5-card hands for a void
@@ -235,6 +235,31 @@ class BeloteState(State):
         self.litige = 0  # attackers' points set aside by tied deals, waiting for a winner
         self.dealer = self.first_dealer
         self.last_deal: FrozenDict[str, Any] | None = None  # the previous deal, public part
+        #: the observation's parts that change at most once per bid or trick, kept up to date;
+        #: an observation is a copy of it plus the parts that change at every card
+        self._public: dict[str, Any] = {
+            "game": "belote",
+            "seat": None,
+            "phase": Phase.BID1,
+            "to_act": None,
+            "deal": 0,
+            "dealer": self.dealer,
+            "hand": EMPTY,
+            "hand_sizes": EMPTY,
+            "upcard": None,
+            "bids": EMPTY,
+            "taker": None,
+            "trump": None,
+            "trick": EMPTY,
+            "tricks": EMPTY,
+            "points": EMPTY,
+            "belote": EMPTY,
+            "scores": FrozenList(self.scores),
+            "litige": 0,
+            "target": self.params.target,
+            "last_deal": None,
+            "legal": EMPTY,
+        }
         self._deal()
 
     # -- deal ------------------------------------------------------------------------------
@@ -248,12 +273,10 @@ class BeloteState(State):
             hands[(dealer + offset) % 4].append(deck[k])
         for hand in hands:
             hand.sort()
-        self.hands = hands
-        self._forget_caches()
         self.upcard = deck[UPCARD_INDEX]
         self.stock = deck[UPCARD_INDEX + 1 :]  # dealt once someone takes
         record = self.start_deal_record(dealer, deck)
-        record.hands = [[TEXT_OF[c] for c in h] for h in hands]
+        record.hands = self._set_hands(hands)
         record.info = {"upcard": TEXT_OF[self.upcard]}
         self.phase = Phase.BID1
         self.bids: FrozenList[FrozenDict[str, Any]] = EMPTY
@@ -262,8 +285,19 @@ class BeloteState(State):
         self.points = [0, 0]  # card points (and dix de der) won by each team in this deal
         self.belote: FrozenList[FrozenDict[str, Any]] = EMPTY  # public announcements
         self.belote_seat: int | None = None
-        self.table = TrickTable(4, dealer)
+        self.table = TrickTable(4, dealer, 5)
         self.player = (dealer + 1) % 4
+        self._public.update(
+            phase=Phase.BID1,
+            deal=len(self.deals) - 1,
+            dealer=dealer,
+            upcard=TEXT_OF[self.upcard],
+            bids=EMPTY,
+            taker=None,
+            trump=None,
+            points=FrozenList(self.points),
+            belote=EMPTY,
+        )
 
     def _complete_deal(self, taker: int) -> None:
         """The taker picks up the upcard; indices 21-31 go 3 each from the dealer's left.
@@ -281,10 +315,9 @@ class BeloteState(State):
         self.hands[taker].append(self.upcard)
         for hand in self.hands:
             hand.sort()
-        self._forget_caches()
         self.stock = []
         record = self.deals[-1]
-        record.hands = [[TEXT_OF[c] for c in h] for h in self.hands]
+        record.hands = self._set_hands(self.hands)
         record.info.update(trump=self.trump, taker=taker)
 
     # -- the uniform API -------------------------------------------------------------------
@@ -292,17 +325,20 @@ class BeloteState(State):
     def current_player(self) -> int:
         return self.player
 
-    def _legal_actions(self) -> list[str]:
+    def _legal_actions(self) -> FrozenList[str]:
         phase = self.phase
         if phase is Phase.PLAY:
             trump = self.trump
             assert trump is not None
             if not self.table.cards:  # a lead: the whole hand, shared with the observation
                 return self.hand_text(self.player)
-            return legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
+            cards = legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
+            return FrozenList(cards)
         if phase is Phase.BID1:
-            return list(BID_ROUND1)
-        return list(BID_ROUND2[SUIT_OF[self.upcard]])
+            return BID_ROUND1
+        if phase is Phase.BID2:
+            return BID_ROUND2[SUIT_OF[self.upcard]]
+        return EMPTY
 
     def _apply(self, action: str) -> None:
         phase = self.phase
@@ -317,14 +353,14 @@ class BeloteState(State):
 
     def _apply_bid(self, action: str, trump: str | None) -> None:
         seat = self.player
-        self.bids = appended(self.bids, BID[seat][action])
+        self.bids = self._public["bids"] = appended(self.bids, BID[seat][action])
         if trump is not None:
             self.trump = trump
             self.taker = seat
             self._complete_deal(seat)
             self._start_play()
         elif len(self.bids) == 4:
-            self.phase = Phase.BID2
+            self.phase = self._public["phase"] = Phase.BID2
             self.player = (self.dealer + 1) % 4
         elif len(self.bids) == 8:
             self._void_deal()
@@ -342,14 +378,14 @@ class BeloteState(State):
     def _start_play(self) -> None:
         self.phase = Phase.PLAY
         leader = self.dealer if self.params.first_lead == "dealer" else (self.dealer + 1) % 4
-        self.table = TrickTable(4, leader)
+        self.table = TrickTable(4, leader, 8)
         self.player = leader
+        self._public.update(phase=Phase.PLAY, taker=self.taker, trump=self.trump)
 
     def _apply_play(self, c: Card) -> None:
         table = self.table
         seat = self.player
-        self.hands[seat].remove(c)
-        self._hand_texts[seat] = None
+        self._drop_card(seat, c)
         trump = self.trump
         assert trump is not None
         if SUIT_OF[c] == trump and c in belote_pair(trump):
@@ -363,9 +399,11 @@ class BeloteState(State):
         winner = table.finish(trick_power(trump, SUIT_OF[table.cards[0]]))
         if len(table.completed) == TRICKS_PER_DEAL:
             self.points[winner % 2] += won + LAST_TRICK_BONUS
+            self._public["points"] = FrozenList(self.points)
             self._score_deal()
         else:
             self.points[winner % 2] += won
+            self._public["points"] = FrozenList(self.points)
             self.player = winner
 
     def _announce_belote(self, seat: int, c: Card) -> None:
@@ -377,10 +415,10 @@ class BeloteState(State):
             if other in self.hands[seat]:
                 self.belote_seat = seat
                 call = FrozenDict(seat=seat, call="belote", card=TEXT_OF[c])
-                self.belote = appended(self.belote, call)
+                self.belote = self._public["belote"] = appended(self.belote, call)
         elif self.belote_seat == seat:
             call = FrozenDict(seat=seat, call="rebelote", card=TEXT_OF[c])
-            self.belote = appended(self.belote, call)
+            self.belote = self._public["belote"] = appended(self.belote, call)
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -401,6 +439,7 @@ class BeloteState(State):
             awarded, self.litige = self.litige, 0
         self.scores[0] += deal[0]
         self.scores[1] += deal[1]
+        self._public.update(scores=FrozenList(self.scores), litige=self.litige)
         self.deals[-1].info.update(
             card_points=list(self.points),
             tricks=tricks,
@@ -435,10 +474,11 @@ class BeloteState(State):
             litige_awarded=awarded,
             deal_scores=FrozenList(scores),
         )
+        self._public["last_deal"] = self.last_deal
 
     def _next_deal_or_end(self, *, over: bool) -> None:
         if over or len(self.deals) >= self.params.max_deals:
-            self.phase = Phase.OVER
+            self.phase = self._public["phase"] = Phase.OVER
             self.player = TERMINAL
         else:
             self.dealer = (self.dealer + 1) % 4
@@ -451,33 +491,19 @@ class BeloteState(State):
         return [a, b, a, b]
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` knows: a new dict whose lists and dicts are new or frozen (shared)."""
+        """What ``seat`` knows: a new dict whose lists and dicts are frozen (shared)."""
+        obs = self._public.copy()
         table = self.table
-        hands = self.hands
         player = self.player
-        return {
-            "game": "belote",
-            "seat": seat,
-            "phase": self.phase,
-            "to_act": player,
-            "deal": len(self.deals) - 1,
-            "dealer": self.dealer,
-            "hand": self.hand_text(seat),
-            "hand_sizes": [len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])],
-            "upcard": TEXT_OF[self.upcard],
-            "bids": self.bids,
-            "taker": self.taker,
-            "trump": self.trump,
-            "trick": table.current(),
-            "tricks": table.completed,
-            "points": self.points[:],
-            "belote": self.belote,
-            "scores": self.scores[:],
-            "litige": self.litige,
-            "target": self.params.target,
-            "last_deal": self.last_deal,
-            "legal": self.legal_actions() if player == seat else EMPTY,
-        }
+        obs["seat"] = seat
+        obs["to_act"] = player
+        obs["hand"] = self._hand_texts[seat] or self.hand_text(seat)
+        obs["hand_sizes"] = table.hand_sizes()
+        obs["trick"] = table.current()
+        obs["tricks"] = table.completed
+        if player == seat:
+            obs["legal"] = self._legal or self.legal_actions()
+        return obs
 
     def _illegal_reason(self, action: str) -> str:
         if self.phase is Phase.BID2 and action == f"trump:{SUIT_OF[self.upcard]}":

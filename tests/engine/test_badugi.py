@@ -179,6 +179,33 @@ def test_scenario_12_reshuffle_excludes_the_drawers_own_discards() -> None:
     assert sorted(everything) == list(engine.CARDS)
 
 
+def test_a_reshuffled_stub_is_recorded_top_card_first() -> None:
+    """docs/replay-format.md, "Badugi's reshuffled stubs": the order a tool needs to check a
+    replay without the engine's random generator."""
+    state = six_to_the_second_draw()
+    for seat in (0, 1):
+        hand = ",".join(state.observation(seat)["hand"])
+        play(state, f"s{seat}:draw:{hand}")
+    [order] = state.reshuffled_stubs
+    assert len(order) == 24 and len(set(order)) == 24
+    assert sorted(order[:4], key=engine.card) == [str(c) for c in state.hands[1]]
+    assert order[4:] == [str(c) for c in reversed(state.stub)], "the rest is the stub, top first"
+    own = {str(c) for c in state.discards[1]}
+    assert not own & set(order)
+
+
+def test_with_never_return_own_discards_a_reshuffled_stub_leaves_out_the_drawers_cards() -> None:
+    state = six_to_the_second_draw(never_return_own_discards=True)
+    for seat in range(6):
+        hand = ",".join(state.observation(seat)["hand"])
+        play(state, f"s{seat}:draw:{hand}")
+    assert state.reshuffled_stubs, "six players throwing four twice must reshuffle"
+    stub_cards = {str(c) for c in state.stub}
+    assert stub_cards <= set(state.reshuffled_stubs[-1])
+    for order in state.reshuffled_stubs:
+        assert len(set(order)) == len(order)
+
+
 def test_reshuffle_is_seeded_per_hand() -> None:
     def after_reshuffle() -> list[str]:
         state = six_to_the_second_draw()

@@ -13,7 +13,7 @@ import pytest
 
 import engine
 from engine import IllegalAction
-from engine.cards import cards, texts
+from engine.cards import Card, cards, texts
 from engine.games.bauer import BauerState, effective_suits, trick_power
 
 # Deck orders (top first) for the scoring scenarios. With dealer 3, deck index k goes to seat
@@ -68,10 +68,16 @@ def position(trump: str | None, trick: str, hand: str) -> BauerState:
     else:
         state.apply_action(f"trump:{trump}")
     for c in cards(trick):
-        state.hands[state.current_player()] = [c]
+        give(state, [c])
         state.apply_action(str(c))
-    state.hands[state.current_player()] = sorted(cards(hand))
+    give(state, sorted(cards(hand)))
     return state
+
+
+def give(state: BauerState, hand: list[Card]) -> None:
+    """Replace the hand of the player to act (the state's cached texts follow)."""
+    state.hands[state.current_player()] = hand
+    state._forget_caches()
 
 
 def trick_winner_card(trump: str | None, trick: str) -> str:
@@ -79,7 +85,7 @@ def trick_winner_card(trump: str | None, trick: str) -> str:
     state = position(trump, "", "")
     played = cards(trick)
     for c in played:
-        state.hands[state.current_player()] = [c]
+        give(state, [c])
         state.apply_action(str(c))
     last = state.observation(0)["tricks"][-1]
     winner_index = (last["winner"] - last["leader"]) % 4

@@ -72,6 +72,7 @@ def test_every_card_in_a_seat_view_is_one_the_seat_was_shown(replay: dict[str, A
         for played in replay["games"]:
             info = dict(played["deals"][-1]["info"])
             info.pop("final_hands", None)  # withheld by the view (checked below)
+            info.pop("reshuffled_stubs", None)  # withheld by the view (checked below)
             shown.update(CARD.findall(json.dumps(info)))
         in_view = set(CARD.findall(json.dumps(view["games"])))
         assert in_view <= shown, f"seat {seat} sees {sorted(in_view - shown)}"
@@ -146,6 +147,39 @@ def test_a_showdown_hand_stays_visible_and_a_mucked_one_is_withheld() -> None:
     assert revealed_seen and withheld_seen
 
 
+class ThrowAll(engine.Agent):
+    """Draws four new cards at every draw and never bets: six of them empty the stub."""
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        if observation["phase"] == "draw":
+            return max(legal, key=len)
+        return "check" if "check" in legal else "call"
+
+
+@pytest.mark.parametrize("never_return", [False, True])
+def test_reshuffled_stub_orders_are_in_the_replay_but_not_in_a_seat_view(
+    never_return: bool,
+) -> None:
+    """The full replay records each reshuffled stub's order (re-simulation checks it); a seat
+    view keeps only its length."""
+    params = {"players": 6, "hands": 2, "never_return_own_discards": never_return}
+    replay = engine.run_match("badugi", params, [ThrowAll() for _ in range(6)], seed=7).replay
+    engine.resimulate(replay)
+    deals = replay["games"][0]["deals"]
+    assert all(d["info"]["reshuffles"] >= 1 for d in deals), "every hand reshuffles"
+    for deal in deals:
+        stubs = deal["info"]["reshuffled_stubs"]
+        assert len(stubs) == deal["info"]["reshuffles"]
+        for order in stubs:
+            assert order and all(CARD.fullmatch(c) for c in order)
+    for seat in range(6):
+        view = engine.seat_view(replay, seat)
+        for full, seen in zip(deals, view["games"][0]["deals"], strict=True):
+            stubs = full["info"]["reshuffled_stubs"]
+            assert seen["info"]["reshuffled_stubs"] == [[HIDDEN] * len(o) for o in stubs]
+            assert seen["info"]["reshuffles"] == full["info"]["reshuffles"]
+
+
 def test_another_seats_fault_keeps_its_verdict_but_not_its_message() -> None:
     class Illegal(engine.Agent):
         def act(self, observation: dict[str, Any], legal: list[str]) -> str:
@@ -178,3 +212,12 @@ def test_the_full_replay_is_left_unchanged() -> None:
     before = json.dumps(replay, sort_keys=True)
     engine.seat_view(replay, 3)
     assert json.dumps(replay, sort_keys=True) == before
+
+
+def test_resimulation_refuses_a_changed_stub_order() -> None:
+    params = {"players": 6, "hands": 1}
+    replay = engine.run_match("badugi", params, [ThrowAll() for _ in range(6)], seed=3).replay
+    order = replay["games"][0]["deals"][0]["info"]["reshuffled_stubs"][0]
+    order[0], order[-1] = order[-1], order[0]
+    with pytest.raises(engine.InvalidReplay, match="deal 0: info differs"):
+        engine.resimulate(replay)
