@@ -2,7 +2,9 @@
 
     .venv/bin/python benchmarks/sandbox.py [--repeat 7] [--decisions 3000]
 
-Every figure is a median over repeats, measured twice: with the referee (this process) and the
+The decision round trip is measured with the bot frozen between its decisions (the default:
+a thaw before each ``act`` and a freeze after each reply) and without. Every figure is a median
+over repeats, measured twice: with the referee (this process) and the
 bots free to run on any CPU, and pinned to one CPU (``os.sched_setaffinity``; the bots inherit
 it), which saves the cross-CPU wake-ups of a ping-pong protocol. Bots are the packaged random bot
 (``examples/random``) under the full sandbox (bubblewrap, rlimits, a uid slot when root).
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from sandbox import Limits, SandboxedAgent, load_bot  # noqa: E402
+from sandbox import Limits, SandboxedAgent, cgroups, load_bot  # noqa: E402
 
 RANDOM_BOT = ROOT / "examples" / "random"
 TARGETS = {  # what issue 6 asks of this machine
@@ -51,8 +53,11 @@ def startup(bot: object, limits: Limits) -> float:
     return elapsed
 
 
-def round_trips(bot: object, limits: Limits, decisions: int) -> tuple[float, float]:
-    """Median and 90th percentile (ms) of act() on one persistent bot with a real observation."""
+def round_trips(
+    bot: object, limits: Limits, decisions: int, *, frozen: bool = True
+) -> tuple[float, float]:
+    """Median and 90th percentile (ms) of act() on one persistent bot with a real observation;
+    ``frozen``: the bot's control group is frozen between its decisions (the default)."""
     game = engine.load_game("belote")
     state = game.new_initial_state(3)
     while state.observation(state.current_player())["phase"] != "play":
@@ -60,7 +65,8 @@ def round_trips(bot: object, limits: Limits, decisions: int) -> tuple[float, flo
     seat = state.current_player()
     observation, legal = state.observation(seat), state.legal_actions()
     times = []
-    with SandboxedAgent(bot, limits) as agent:  # type: ignore[arg-type]
+    agent = SandboxedAgent(bot, limits, run_between_turns=not frozen)  # type: ignore[arg-type]
+    with agent:
         agent.start({"game": "belote", "seat": seat, "params": {}})
         agent.wait_ready()
         for _ in range(decisions):
@@ -104,17 +110,20 @@ def main() -> None:
         os.sched_setaffinity(0, cpus)
         ready = median_ms(lambda: startup(bot, limits), args.repeat)
         median, p90 = round_trips(bot, limits, args.decisions)
+        unfrozen, unfrozen_p90 = round_trips(bot, limits, args.decisions, frozen=False)
         barbu = median_ms(lambda: match("barbu", {"mode": "geronimo"}, bot, limits), args.repeat)
         belote = median_ms(lambda: match("belote", {}, bot, limits), args.repeat)
         for name, value, unit in (
             ("4 bots ready", ready, "ms"),
             ("decision round trip", median, "ms"),
             ("  (90th percentile)", p90, "ms"),
+            ("round trip, not frozen", unfrozen, "ms"),
+            ("  (90th percentile) ", unfrozen_p90, "ms"),
             ("barbu geronimo match", barbu, "ms"),
             ("belote match", belote, "ms"),
         ):
             rows.setdefault(name, []).append(
-                f"{value * 1000:.1f} µs" if name.strip().startswith(("decision", "(")) and
+                f"{value * 1000:.1f} µs" if name.strip().startswith(("decision", "(", "round")) and
                 value < 1 else f"{value:.1f} {unit}"
             )  # fmt: skip
         os.sched_setaffinity(0, all_cpus)
@@ -123,7 +132,7 @@ def main() -> None:
     bot.close()
 
     print(f"sandbox benchmark: {len(all_cpus)} CPUs, median of {args.repeat} runs, "
-          f"{args.decisions} round trips")  # fmt: skip
+          f"{args.decisions} round trips; {cgroups.describe_mode()}")  # fmt: skip
     print(f"{'':24} {'any CPU':>12} {'pinned':>12} {'target':>10}")
     for name, values in rows.items():
         target = TARGETS.get(name)

@@ -1,4 +1,5 @@
-"""Run untrusted bot programs isolated (bubblewrap + rlimits) and speak the bot protocol.
+"""Run untrusted bot programs isolated (bubblewrap, rlimits, a control group per bot) and speak
+the bot protocol.
 
 ``SandboxedAgent(bot, limits)`` is an engine agent; ``load_bot(path)`` stages a bot package.
 This package may import ``engine`` (for the agent types) but never Django.

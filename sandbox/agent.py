@@ -9,6 +9,11 @@ from the spawn.
 as a context manager (or call :meth:`close`) so the process is killed and reaped even if the
 runner raises.
 
+Where the machine has control groups (:mod:`sandbox.cgroups`), each game's bot runs in a group
+of its own: one memory and process limit for all of its processes, frozen from its ``ready``
+and each reply until its next ``act`` (unless ``run_between_turns``), so it runs only on its
+own turn, and killed as a whole, the game ending only once every process of it is gone.
+
 Faults are :class:`engine.AgentFault`. Their messages go into results and replays, which other
 people see, so they never quote the bot's stderr: that is kept, capped, in :attr:`stderr_log`
 for the bot's owner only.
@@ -26,7 +31,7 @@ from typing import Any, NoReturn
 
 from engine import Agent, AgentFault, Verdict
 
-from . import protocol, seccomp
+from . import cgroups, protocol, seccomp
 from .bwrap import (
     PRLIMIT,
     SANDBOX_ENV,
@@ -37,15 +42,17 @@ from .bwrap import (
     check_bwrap,
     rlimit_argv,
 )
+from .cgroups import BotGroup
 from .limits import DEFAULT_LIMITS, Limits, MiB
 from .package import BotPackage, load_bot
-from .process import BotProcess, Closed, ExitInfo, LineTooLong, OutputLimit, RingBuffer, Timeout
+from .process import BotProcess, Closed, LineTooLong, OutputLimit, RingBuffer, Timeout
 from .runtimes import ResolvedRuntime, RuntimeUnavailable, resolve_runtime
-from .slots import UID_BASE, NoFreeSlot, Slot, acquire_slot
+from .slots import NoFreeSlot, Slot, acquire_slot, uid_pool
 
 log = logging.getLogger("sandbox")
 
 EXIT_GRACE_S = 0.25  # after the bot closes its output, how long it gets to finish exiting
+TEARDOWN_GRACE_S = 5.0  # for the outer bubblewrap to exit once everything else is killed
 
 
 class _Resources:
@@ -53,18 +60,38 @@ class _Resources:
 
     def __init__(self) -> None:
         self.process: BotProcess | None = None
+        self.group: BotGroup | None = None
+        self.wrapped = False  # the process is bubblewrap, with the bot inside (not trusted)
         self.slot: Slot | None = None
         self.package: BotPackage | None = None  # only when the agent loaded it itself
 
-    def end_process(self) -> ExitInfo | None:
-        exit_info = None
+    def end_process(self) -> None:
+        """Kill every process of the bot and return only once all are gone; then free the slot
+        (a slot whose processes could not be made to go is never reused: logged)."""
+        gone = True
+        outer = self.process.pid if self.process is not None and self.wrapped else None
+        # first every process but the outer bubblewrap, which then reaps the sandbox's init
+        # (else the host's init inherits it) and exits
+        if self.group is not None:
+            gone = self.group.kill(keep=outer)
+        elif self.slot is not None:  # no group: the slot's uid is the bot's alone
+            gone = self.slot.sweep(keep=outer)
         if self.process is not None:
-            exit_info = self.process.kill()
+            if outer is not None and (self.group is not None or self.slot is not None):
+                self.process.wait_exit(TEARDOWN_GRACE_S)
+            self.process.kill()  # then the one we started, and reap it
             self.process = None
+        if self.group is not None:
+            gone = self.group.destroy() and gone
+            self.group = None
+        elif self.slot is not None:
+            gone = self.slot.sweep() and gone
         if self.slot is not None:
-            self.slot.release()
+            if gone:
+                self.slot.release()
+            else:
+                log.error("sandbox uid %s is not reused: its processes did not end", self.slot.uid)
             self.slot = None
-        return exit_info
 
     def close(self) -> None:
         self.end_process()
@@ -86,6 +113,7 @@ class SandboxedAgent(Agent):
         limits: Limits = DEFAULT_LIMITS,
         *,
         trusted: bool = False,
+        run_between_turns: bool = False,
     ) -> None:
         self._res = _Resources()
         self._finalizer = weakref.finalize(self, self._res.close)
@@ -105,12 +133,29 @@ class SandboxedAgent(Agent):
         if trusted:
             log.warning("bot %s runs WITHOUT the sandbox (trusted mode)", bot.name)
         else:
-            check_bwrap(UID_BASE if self._switch_uid else None)
+            check_bwrap(uid_pool().start if self._switch_uid else None)
+        try:
+            self._cgroups = cgroups.backend()
+            if self._cgroups is None and not trusted and cgroups.policy() == "required":
+                raise cgroups.CgroupUnavailable(
+                    f"no per-bot control group ({cgroups.unavailable_reason()}); set "
+                    "ARENA_SANDBOX_CGROUPS=auto to run bots with per-process limits only"
+                )
+        except cgroups.CgroupUnavailable as err:
+            self.close()
+            raise SandboxUnavailable(str(err)) from None
+        #: freeze the bot between its decisions (needs a control group)
+        self.freezes = self._cgroups is not None and not run_between_turns
         self.time_bank_ms = float(limits.match_time_bank_ms)
         self.fault: AgentFault | None = None  # the last fault, if any
         self.decisions = 0
         self.decision_seconds = 0.0
         self.startup_seconds: list[float] = []
+        #: CPU time the bot's processes used between its turns (zero when it is frozen then)
+        #: and the highest memory use of its group in any game; both need a control group
+        self.off_turn_cpu_seconds = 0.0
+        self.memory_peak_bytes: int | None = None
+        self._turn_end_cpu: float | None = None
         self._log = RingBuffer(limits.max_stderr_bytes)
         self._games = 0
         self._seq = 0
@@ -126,8 +171,17 @@ class SandboxedAgent(Agent):
         try:
             if self._switch_uid:
                 self._res.slot = acquire_slot()
+            if self._cgroups is not None:
+                self._res.group = self._cgroups.create(
+                    cgroups.GroupLimits(
+                        memory_bytes=self.limits.memory_bytes,
+                        # + the two bubblewrap processes outside the bot's rlimit count
+                        max_pids=self.runtime.max_processes(self.limits) + 2,
+                    )
+                )
+            self._res.wrapped = not self.trusted
             self._res.process = self._spawn()
-        except (OSError, NoFreeSlot, SandboxUnavailable) as err:
+        except (OSError, NoFreeSlot, SandboxUnavailable, cgroups.CgroupUnavailable) as err:
             self._res.end_process()
             fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
             raise self._record(fault) from err
@@ -157,16 +211,18 @@ class SandboxedAgent(Agent):
         except (TypeError, ValueError) as err:
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, f"observation: {err}")) from None
         process = self._process
-        started = time.monotonic()
+        self._start_turn()
+        started = time.monotonic()  # the bot's time: from its thaw to its reply
         deadline = started + allowed_ms / 1000
         try:
             process.send(message, deadline)
             line = process.read_line(deadline)
+            self._end_turn()
         except Timeout:
             self._charge(time.monotonic() - started)
             self._fail(self._timeout_fault(allowed_ms))
         except Closed:
-            self._fail(self._exit_fault(f"before answering decision {self._seq}"))
+            self._fail(self._exit_fault(f"before answering act {self._seq}"))
         except LineTooLong as err:
             self._fail(AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line: {err}"))
         except OutputLimit as err:
@@ -254,6 +310,7 @@ class SandboxedAgent(Agent):
                 max_output_bytes=self.limits.max_output_bytes,
                 max_stderr_bytes=self.limits.max_stderr_bytes,
                 pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                admit=self._res.group.add if self._res.group is not None else None,
             )
         finally:
             if seccomp_fd is not None:
@@ -300,6 +357,7 @@ class SandboxedAgent(Agent):
             self._fail(AgentFault(Verdict.PROTOCOL_ERROR, str(err)))
         self._ready = True
         self.startup_seconds.append(time.monotonic() - process.started)
+        self._end_turn()
 
     def _charge(self, seconds: float) -> None:
         self.time_bank_ms -= seconds * 1000
@@ -313,8 +371,8 @@ class SandboxedAgent(Agent):
             what = f"no answer within {self.limits.decision_timeout_ms} ms"
         return AgentFault(
             Verdict.TIMEOUT,
-            f"{what} at decision {self._seq} (reply with one line and flush stdout)",
-            decision=self._seq,
+            f"{what} for act {self._seq} (reply with one line and flush stdout)",
+            act_id=self._seq,
         )
 
     def _startup_exit_fault(self) -> AgentFault:
@@ -339,6 +397,14 @@ class SandboxedAgent(Agent):
                 Verdict.PROTOCOL_ERROR, f"closed its stdin/stdout {when} but kept running"
             )
         process.drain_post_mortem(time.monotonic() + 0.1)
+        group = self._res.group
+        if group is not None and group.oom_kills():
+            return AgentFault(
+                Verdict.MEMORY,
+                f"its processes together reached the memory limit of "
+                f"{self.limits.memory_bytes // MiB} MiB {when} (killed)",
+                **({"exit_code": code} if code >= 0 else {"signal": _signal_name(-code)}),
+            )
         tail = self._process.stderr.text()[-4096:].encode()
         out_of_memory = any(marker in tail for marker in self.runtime.runtime.memory_markers)
         signum = -code if code < 0 else (code - 128 if code > 128 and not self.trusted else 0)
@@ -372,8 +438,8 @@ class SandboxedAgent(Agent):
         self.fault = fault
         return fault
 
-    def _collect_stderr(self) -> None:
-        process = self._res.process
+    def _collect_stderr(self, process: BotProcess | None = None) -> None:
+        process = process or self._res.process
         if process is not None and process.stderr.total:
             header = f"--- game {self._games} ---\n".encode()
             text = process.stderr.text().encode()
@@ -381,13 +447,33 @@ class SandboxedAgent(Agent):
             self._log.write(header + (text[-room:] if room else b""))
             process.stderr = RingBuffer(process.stderr.capacity)
 
+    def _end_turn(self) -> None:
+        """Its reply is in (or it is ready): freeze it until its next ``act``."""
+        group = self._res.group
+        if group is not None:
+            if self.freezes:
+                group.freeze(wait=False)  # stopped microseconds later; no need to wait
+            self._turn_end_cpu = group.cpu_seconds()
+
+    def _start_turn(self) -> None:
+        group = self._res.group
+        if group is not None and self._turn_end_cpu is not None:
+            self.off_turn_cpu_seconds += group.cpu_seconds() - self._turn_end_cpu
+            if group.frozen:
+                group.thaw()
+
     def _end_game(self) -> None:
+        group = self._res.group
+        if group is not None:
+            peak = group.memory_peak_bytes()
+            if peak is not None:
+                self.memory_peak_bytes = max(peak, self.memory_peak_bytes or 0)
         process = self._res.process
-        if process is not None:
-            process.kill()
-            self._collect_stderr()
         self._res.end_process()
+        if process is not None:
+            self._collect_stderr(process)
         self._ready = False
+        self._turn_end_cpu = None
 
 
 def _signal_name(signum: int) -> str:

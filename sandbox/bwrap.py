@@ -36,13 +36,19 @@ module builds them in one place:
   one bot's fork bomb cannot starve another. Root ignores ``RLIMIT_NPROC``, so a root worker
   starts bubblewrap as an unprivileged slot uid (:mod:`sandbox.slots`).
 
-Not covered: kernel vulnerabilities in what the filter allows; timing channels between the bots
-of a match (CPU load, page cache, CPU caches); a bot spinning while other seats decide (bounded
-only by ``RLIMIT_CPU``, per process); memory is capped per *process* (``RLIMIT_AS``), so one bot
-may hold up to ``max_processes`` times its address space (plus its two tmpfs and small kernel
-buffers: pipes, sockets) - a memory cgroup per slot would cap the sum; the bot can read the host
-paths of its own mounts (``/proc/self/mountinfo``, bubblewrap's argv in ``/proc/1/cmdline``),
-which name the staging directory and the worker's pid but give no access.
+* ``/proc`` entries that count things machine-wide (``meminfo``, ``loadavg``, ``stat``,
+  ``/proc/sys/fs/file-nr``...) are covered by constant files (:mod:`sandbox.procmask`): through
+  them two partners could talk.
+* The agent puts every process of the bot into one control group (:mod:`sandbox.cgroups`): one
+  memory limit for all of them (tmpfs and kernel memory included), a pids limit, freezing
+  between its turns, and a teardown that waits until the group is empty.
+
+Not covered (see docs/security.md): kernel vulnerabilities in what the filter allows; the
+channels that remain between the bots of a match (page cache, CPU caches, global inode
+numbers of pipes and sockets); the bot can read the host paths of its own mounts
+(``/proc/self/mountinfo``, bubblewrap's argv in ``/proc/1/cmdline``), which name the staging
+directory and the worker's pid but give no access. Without a control group (``auto`` policy on a
+machine without one) memory is capped per *process* only and a bot may run between its turns.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from . import seccomp
+from . import procmask, seccomp
 from .elf import NotElf, elf_interpreter
 from .limits import Limits
 from .runtimes import BOT_MOUNT, ResolvedRuntime
@@ -261,6 +267,7 @@ def bwrap_argv(
         *runtime_mounts(runtime),
         "--ro-bind", str(bot_root), BOT_MOUNT,
         "--proc", "/proc",
+        *procmask.bwrap_args(limits.memory_bytes),  # machine-wide counters: partners' channels
         "--dev", "/dev",
         # --dev is an uncapped tmpfs (and /dev/shm a directory in it) writable by the bot:
         # capped tmpfs for /tmp and /dev/shm (POSIX semaphores: multiprocessing), the rest

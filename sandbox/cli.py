@@ -25,7 +25,7 @@ from typing import Any
 
 import engine
 
-from . import client, protocol
+from . import cgroups, client, protocol
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .i18n import _, translate_argparse
@@ -106,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    # your own bots on your machine: without a per-bot cgroup, per-process limits (announced)
+    os.environ.setdefault("ARENA_SANDBOX_CGROUPS", "auto")
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
@@ -568,6 +570,9 @@ def _entrants(specs: list[str]) -> list[Entrant]:
     return entrants
 
 
+_announced: list[bool] = []  # the sandbox's mode is shown once per run
+
+
 def _play_one(
     game: engine.Game,
     entrants: list[Entrant],
@@ -583,6 +588,9 @@ def _play_one(
                 agents.append(engine.make_agent(game.name, entrant.kind or "", seed * 31 + i))
             else:
                 agents.append(SandboxedAgent(entrant.package, limits, trusted=trusted))
+                if not trusted and not _announced:
+                    _announced.append(True)
+                    print(f"arena: sandbox: {cgroups.describe_mode()}", file=sys.stderr)
         result = engine.run_match(
             game, None, agents, seed, duplicate=duplicate, entrants=[e.name for e in entrants]
         )

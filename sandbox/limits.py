@@ -22,8 +22,11 @@ class Limits:
     match_time_bank_ms: int = 60_000
     startup_timeout_ms: int = 2_000  # spawn -> "ready" (process start + the bot's own set-up)
     address_space_bytes: int = 512 * MiB  # RLIMIT_AS; a runtime may demand more (Node.js)
+    #: all of the bot's processes together: their memory, their tmpfs files and the kernel
+    #: memory they cause (inodes...), in the bot's control group (where there is one)
+    memory_bytes: int = 512 * MiB
     cpu_seconds: int = 120  # RLIMIT_CPU per process: also catches spinning between decisions
-    max_processes: int = 8  # RLIMIT_NPROC inside the bot's user namespace (threads count)
+    max_processes: int = 8  # RLIMIT_NPROC in the bot's user namespace, and its cgroup's pids
     max_open_files: int = 64  # RLIMIT_NOFILE
     max_file_size_bytes: int = 8 * MiB  # RLIMIT_FSIZE: largest file the bot may write
     tmpfs_size_bytes: int = 16 * MiB  # each of the only writable places: /tmp and /dev/shm

@@ -16,8 +16,10 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from .cgroups import GATE_ARGV
 
 READ_CHUNK = 64 * 1024
 _BLANK = re.compile(rb"[ \t\r\n]*")
@@ -80,7 +82,13 @@ class BotProcess:
         max_output_bytes: int,
         max_stderr_bytes: int,
         pass_fds: Sequence[int] = (),
+        admit: Callable[[int], None] | None = None,
     ) -> None:
+        """``admit(pid)``, if given, runs before any of ``argv`` does: the process starts as a
+        gate (:data:`~sandbox.cgroups.GATE_ARGV`) that waits for one line on its stdin, which
+        is sent once ``admit`` returned (it moves the pid into the bot's control group)."""
+        if admit is not None:
+            argv = [*GATE_ARGV, *argv]
         self.max_line_bytes = max_line_bytes
         self.max_output_bytes = max_output_bytes
         self.stderr = RingBuffer(max_stderr_bytes)
@@ -115,6 +123,13 @@ class BotProcess:
         self._exit: ExitInfo | None = None
         self._killed = False
         self._closed = False
+        if admit is not None:
+            try:
+                admit(self.pid)
+                os.write(self._stdin, b"\n")  # an empty pipe has room: never blocks
+            except BaseException:
+                self.kill()
+                raise
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -16,24 +16,62 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import signal
 import stat
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-
-UID_BASE = int(os.environ.get("ARENA_SANDBOX_UID_BASE", "60000"))
-UID_COUNT = int(os.environ.get("ARENA_SANDBOX_UID_COUNT", "256"))
 
 
 class NoFreeSlot(RuntimeError):
     """All sandbox uids are busy: more concurrent bots than ``ARENA_SANDBOX_UID_COUNT``."""
 
 
+class SandboxSettingError(ValueError):
+    """An ``ARENA_SANDBOX_*`` environment variable holds a value the sandbox cannot use."""
+
+
+def _env_uint(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip() or str(default)
+    if not raw.isdigit():
+        raise SandboxSettingError(f"{name}={raw!r}: expected a whole number such as {default}")
+    return int(raw)
+
+
+def uid_pool() -> range:
+    """The uids bots run as, from ``ARENA_SANDBOX_UID_BASE`` and ``ARENA_SANDBOX_UID_COUNT``
+    (read when first needed, so a bad value is reported as an error, not at import)."""
+    base = _env_uint("ARENA_SANDBOX_UID_BASE", 60000)
+    count = _env_uint("ARENA_SANDBOX_UID_COUNT", 256)
+    if count < 1:
+        raise SandboxSettingError("ARENA_SANDBOX_UID_COUNT=0: at least one uid is needed")
+    return range(base, base + count)
+
+
 @dataclass
 class Slot:
     uid: int | None  # None: run as ourselves (not root)
     _fd: int | None = None
+
+    def sweep(self, *, keep: int | None = None, timeout: float = 30.0) -> bool:
+        """Kill every process of the slot's uid but ``keep`` and wait until they are gone
+        (True), for where no control group does it: the uid is this slot's alone, so they are
+        all the bot's."""
+        if self.uid is None:
+            return True  # our own uid: nothing to tell the bot's processes by
+        deadline = time.monotonic() + timeout
+        while pids := [pid for pid in uid_processes(self.uid) if pid != keep]:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
 
     def release(self) -> None:
         if self._fd is not None:
@@ -42,6 +80,25 @@ class Slot:
 
 
 _local_lock = threading.Lock()
+
+
+def uid_processes(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is ``uid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        if fields.get(b"State", b"").strip().startswith(b"Z"):
+            continue
+        if int(fields.get(b"Uid", b"-1").split()[0]) == uid:
+            found.append(int(entry))
+    return found
 
 
 def _lock_dir() -> Path:
@@ -61,11 +118,12 @@ def acquire_slot() -> Slot:
     """Claim a free uid (root) or the no-op slot (not root)."""
     if os.geteuid() != 0:
         return Slot(uid=None)
+    pool = uid_pool()
     directory = _lock_dir()
-    start = random.randrange(UID_COUNT)  # spread claims so workers rarely probe the same files
+    start = random.randrange(len(pool))  # spread claims so workers rarely probe the same files
     with _local_lock:
-        for i in range(UID_COUNT):
-            uid = UID_BASE + (start + i) % UID_COUNT
+        for i in range(len(pool)):
+            uid = pool[(start + i) % len(pool)]
             flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             fd = os.open(directory / f"{uid}.lock", flags, 0o600)
             try:
@@ -74,4 +132,4 @@ def acquire_slot() -> Slot:
                 os.close(fd)
                 continue
             return Slot(uid=uid, _fd=fd)
-    raise NoFreeSlot(f"all {UID_COUNT} sandbox uids from {UID_BASE} are in use")
+    raise NoFreeSlot(f"all {len(pool)} sandbox uids from {pool.start} are in use")

@@ -30,6 +30,9 @@ $python manage.py quickstart_admin
 
 # Bundled bots run in the bubblewrap sandbox, like every uploaded bot; where bubblewrap cannot
 # work on this machine they run without it (they are our own bots; never do this on a server).
+# The quick start runs our own bots on this machine: per-bot control groups where it can make
+# them (as root), per-process limits otherwise (a server keeps the default, "required").
+export ARENA_SANDBOX_CGROUPS=${ARENA_SANDBOX_CGROUPS:-auto}
 if ! .venv/bin/arena validate examples/random --game bauer >/dev/null 2>&1; then
     say "bubblewrap is not usable here: running the bundled bots WITHOUT the sandbox"
     export ARENA_TRUSTED_BOTS=1

@@ -13,7 +13,7 @@ import pytest
 
 from sandbox import Limits, SandboxUnavailable
 from sandbox.bwrap import check_bwrap
-from sandbox.slots import UID_BASE
+from sandbox.slots import uid_pool
 
 #: Time limits are generous: a bot that must answer gets 10-50x (and more) what it needs even on
 #: a loaded CI machine, so no verdict depends on the machine's speed (issue 16). A test whose
@@ -58,7 +58,7 @@ def serve(act, on_hello=None):
 
 def bwrap_problem() -> str | None:
     try:
-        check_bwrap(UID_BASE if os.geteuid() == 0 else None)
+        check_bwrap(uid_pool().start if os.geteuid() == 0 else None)
     except SandboxUnavailable as err:
         return str(err)
     return None

@@ -122,7 +122,7 @@ CASES = [
             return "ESCAPED:1 GiB without running out of memory"
         serve(act)
         """, "memory", limits={"address_space_bytes": 96 * 1024 * 1024},
-         message="ran out of memory before answering decision 1 (limit 96 MiB)",
+         message="ran out of memory before answering act 1 (limit 96 MiB)",
          log="hoarded 16 MiB"),
     Case("huge_line", """
         def act(m):
@@ -396,6 +396,52 @@ CASES = [
             return m["legal"][0]
         serve(act)
         """, None, log="from child, sorted [1, 2, 3]"),
+    # issue 12, finding 3: six children of 40 MB each; the address-space limit is per process,
+    # so only a limit on the whole bot (its control group) stops them together
+    Case("memory_all_processes", """
+        import select
+        def act(m):
+            read, write = os.pipe()
+            for _ in range(6):
+                if os.fork() == 0:
+                    hoard = b"x" * (40 * 1024 * 1024)  # touched, so really held
+                    os.write(write, b"+")
+                    time.sleep(10**6)
+            got = 0
+            while got < 6 and os.waitpid(-1, os.WNOHANG) == (0, 0):  # none was killed
+                if select.select([read], [], [], 0.05)[0]:
+                    got += len(os.read(read, 6))
+            sys.stderr.write(f"children holding 40 MB: {got}\\n")
+            if got == 6:
+                return "ESCAPED:240 MB in six processes"
+            os._exit(3)  # a child was killed
+        serve(act)
+        """, "memory", limits={"memory_bytes": 128 * 1024 * 1024},
+         message="together reached the memory limit of 128 MiB"),
+    # issue 12, finding 2: empty files in both tmpfs cost only kernel memory (inodes); seven
+    # processes made 4.3 million of them. The bot's memory limit counts them.
+    Case("tmpfs_inode_flood", """
+        def act(m):
+            pids = []
+            for n in range(6):
+                pid = os.fork()
+                if pid == 0:
+                    made = 0
+                    try:
+                        for i in range(150_000):
+                            open(f"{('/tmp', '/dev/shm')[n % 2]}/{n}-{i}", "w").close()
+                            made += 1
+                    finally:
+                        os._exit(0 if made == 150_000 else 1)
+                pids.append(pid)
+            statuses = [os.waitpid(pid, 0)[1] for pid in pids]
+            sys.stderr.write(f"children: {statuses}\\n")
+            if all(status == 0 for status in statuses):
+                return "ESCAPED:900000 inodes"
+            os._exit(3)
+        serve(act)
+        """, "memory", limits={"memory_bytes": 96 * 1024 * 1024},
+         message="together reached the memory limit of 96 MiB"),
     Case("background_child", """
         def act(m):
             if m["id"] == 1 and os.fork() == 0:
