@@ -60,7 +60,7 @@ function tick() {
 function play() {
   if (state.index >= state.timeline.steps.length - 1) show(0); // play at the end restarts
   state.playing = true;
-  playButton.textContent = "⏸";
+  playButton.textContent = "❚❚";
   playButton.setAttribute("aria-label", labels.pause);
   state.timer = setTimeout(tick, Number(speed.value));
 }
