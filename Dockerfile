@@ -6,11 +6,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONPATH=/app/platform \
-    DJANGO_SETTINGS_MODULE=arena.settings
+    DJANGO_SETTINGS_MODULE=arena.settings \
+    ARENA_RUNTIMES_DIR=/opt/arena/runtimes
 
 # bubblewrap isolates bot programs; the worker container runs it as an unprivileged user.
+# g++ and nlohmann/json's headers build C++ bots (the cpp runtime, compiled in the sandbox).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap g++ libc6-dev nlohmann-json3-dev \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home --uid 10001 --user-group arena \
     && mkdir -p /data/media \
@@ -21,6 +23,8 @@ COPY pyproject.toml README.md ./
 COPY engine engine
 COPY sandbox sandbox
 RUN pip install .
+# the python3 runtime's pinned scientific set (numpy), read-only, bound into every Python bot
+RUN arena runtimes install
 COPY . .
 RUN DEBUG=1 python manage.py collectstatic --noinput
 

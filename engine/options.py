@@ -4,12 +4,21 @@ games``, the API's ``/api/games/``) that must never drift from what ``load_game`
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_type_hints
 
 from .registry import game_class
 
 _TYPE_NAMES = {bool: "boolean", int: "integer", str: "string", float: "number"}
+#: the rules pages of a source checkout (absent from a wheel: then options have no meaning text)
+RULES_DIR = Path(__file__).resolve().parents[1] / "docs" / "rules"
+_OPTIONS_HEADING = re.compile(
+    r"^## .*Rule options.*$", re.MULTILINE
+)  # also "규칙 옵션 (Rule options)"
+_OPTION_ROW = re.compile(r"^\| `(\w+)` \|(.*)\|\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -62,3 +71,20 @@ def describe_game(name: str) -> GameSpec:
         default_seats=cls().num_players,
         options=tuple(options),
     )
+
+
+@functools.cache
+def option_meanings(game: str, rules_dir: Path = RULES_DIR, language: str = "en") -> dict[str, str]:
+    """Each option's one-line meaning: the last column of the "Rule options" table of
+    ``docs/rules/<game>.md`` (``<game>.ko.md`` for Korean; ``tests/engine/test_rules_docs.py``
+    keeps both complete); empty where the rules pages are not installed."""
+    name = f"{game}.{language}.md" if language != "en" else f"{game}.md"
+    try:
+        text = (rules_dir / name).read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    heading = _OPTIONS_HEADING.search(text)
+    if heading is None:
+        return {}
+    section = text[heading.end() :].split("\n## ", 1)[0]
+    return {m.group(1): m.group(2).split(" | ")[-1].strip() for m in _OPTION_ROW.finditer(section)}

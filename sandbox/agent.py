@@ -46,7 +46,7 @@ from .cgroups import BotGroup
 from .limits import DEFAULT_LIMITS, Limits, MiB
 from .package import BotPackage, load_bot
 from .process import BotProcess, Closed, LineTooLong, OutputLimit, RingBuffer, Timeout
-from .runtimes import ResolvedRuntime, RuntimeUnavailable, resolve_runtime
+from .runtimes import RUNTIMES, ResolvedRuntime, RuntimeUnavailable, resolve_runtime
 from .slots import NoFreeSlot, Slot, acquire_slot, uid_pool
 
 log = logging.getLogger("sandbox")
@@ -119,6 +119,15 @@ class SandboxedAgent(Agent):
         self._finalizer = weakref.finalize(self, self._res.close)
         if not isinstance(bot, BotPackage):
             bot = self._res.package = load_bot(bot)
+        if RUNTIMES[bot.runtime].compiled:  # C++ sources: the executable built from them
+            from .compile import built  # it tears builds down with _Resources: import late
+
+            sources = self._res.package
+            try:
+                bot = self._res.package = built(bot)[0]
+            finally:
+                if sources is not None:
+                    sources.close()
         self.bot = bot
         self.limits = limits
         self.trusted = trusted
@@ -285,8 +294,11 @@ class SandboxedAgent(Agent):
         root = str(self.bot.root)
         seccomp_fd = None if self.trusted else seccomp.program_fd()  # bubblewrap reads it
         try:
+            pythonpath = self.bot.pythonpath
             if self.trusted:
-                command = self.runtime.command(self.bot.entry, self.limits, root=root)
+                command = self.runtime.command(
+                    self.bot.entry, self.limits, root=root, pythonpath=pythonpath
+                )
                 if os.path.exists(PRLIMIT):  # memory, CPU, files; no process limit (rlimit_argv)
                     command = rlimit_argv(self.runtime, self.limits, nproc=False) + command
                 env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
@@ -296,7 +308,7 @@ class SandboxedAgent(Agent):
                 command = bwrap_argv(
                     self.runtime,
                     Path(root),
-                    self.runtime.command(self.bot.entry, self.limits),
+                    self.runtime.command(self.bot.entry, self.limits, pythonpath=pythonpath),
                     self.limits,
                     seccomp_fd,
                 )

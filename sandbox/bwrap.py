@@ -22,7 +22,10 @@ module builds them in one place:
   ``/dev/shm``), ``--proc`` (the sandbox's own processes), a minimal ``--dev`` made read-only
   (bubblewrap makes it an *uncapped* tmpfs the bot could fill: host memory) with a size-capped
   tmpfs on ``/dev/shm`` (POSIX semaphores, for ``multiprocessing``).
-* ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR``: no secrets, no DB URL.
+* ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR`` and the numeric libraries'
+  one-thread settings (``OPENBLAS_NUM_THREADS=1``...): no secrets, no DB URL.
+* Libraries offered to bots (the curated Python set) are bound read-only at fixed sandbox paths
+  (``/opt/arena/...``), not at their host paths, which would show the project's folders.
 * ``--new-session`` (no terminal injection), ``--die-with-parent`` (the bot dies with the worker;
   the kernel then kills everything in its pid namespace; note that the "parent" is the *thread*
   that started bubblewrap, so start bots from a long-lived thread), no capabilities inside.
@@ -59,14 +62,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from . import procmask, seccomp
+from . import procmask, pysci, seccomp
 from .elf import NotElf, elf_interpreter
 from .limits import Limits
 from .runtimes import BOT_MOUNT, ResolvedRuntime
 
 PRLIMIT = "/usr/bin/prlimit"
 SETPRIV = "/usr/bin/setpriv"
-SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+SANDBOX_ENV = {
+    "PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp",
+    **pysci.THREAD_ENV,  # numeric libraries' thread pools: one thread
+}  # fmt: skip
+OUTPUT_MOUNT = "/out"  # a compiler's writable output folder (sandbox.compile)
 _MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 
 
@@ -162,13 +169,15 @@ def _default_loader() -> str:
 
 
 def _elf_files(runtime: ResolvedRuntime) -> tuple[str, ...]:
-    files = [PRLIMIT]
+    files = [PRLIMIT, *runtime.programs]
     if runtime.interpreter:
         files.append(runtime.interpreter)
     for directory in runtime.library_dirs:
         for path in Path(directory).iterdir():  # extension modules (lib-dynload)
             if path.suffix == ".so" and path.is_file():
                 files.append(str(path))
+    for host, _inside in runtime.mounts:  # extension modules of offered libraries (numpy)
+        files += (str(p) for p in sorted(Path(host).rglob("*.so")) if p.is_file())
     return tuple(files)
 
 
@@ -186,14 +195,16 @@ def runtime_mounts(runtime: ResolvedRuntime, *, whole_library_dirs: bool = True)
     for top in _MERGED_USR_LINKS:  # /lib -> usr/lib on merged-/usr systems
         if os.path.islink(top):
             links[top] = os.readlink(top)
-    programs = [PRLIMIT] + ([runtime.interpreter] if runtime.interpreter else [])
+    programs = [PRLIMIT, *runtime.programs] + ([runtime.interpreter] if runtime.interpreter else [])
+    offered = tuple(os.path.realpath(host) + "/" for host, _inside in runtime.mounts)
     for path in shared_libraries(_elf_files(runtime)):
-        _resolve_into(path, links, files)
+        if not os.path.realpath(path).startswith(offered):  # else visible in its mount
+            _resolve_into(path, links, files)
     if whole_library_dirs:
         files = {os.path.dirname(f) for f in files}
     for path in programs:
         _resolve_into(path, links, files)
-    binds = _outermost(tuple(files | set(runtime.library_dirs)))
+    binds = _outermost(tuple(files | set(runtime.library_dirs) | set(runtime.data_dirs)))
     args: list[str] = []
     for link, target in sorted(links.items(), key=lambda kv: kv[0].count("/")):
         if not any(link.startswith(b + "/") for b in binds):  # else it is visible already
@@ -202,6 +213,8 @@ def runtime_mounts(runtime: ResolvedRuntime, *, whole_library_dirs: bool = True)
         args += ["--ro-bind", path, path]
     for path in runtime.hidden_dirs:  # an empty read-only tmpfs over installed packages
         args += ["--size", "4096", "--tmpfs", path, "--remount-ro", path]
+    for host, inside in runtime.mounts:
+        args += ["--ro-bind", host, inside]
     return tuple(args)
 
 
@@ -247,10 +260,14 @@ def bwrap_argv(
     command: list[str],
     limits: Limits,
     seccomp_fd: int | None = None,
+    *,
+    output_dir: Path | None = None,
 ) -> list[str]:
     """The full argv: bubblewrap, then prlimit, then the bot's ``command``.
 
     ``seccomp_fd`` is a :func:`sandbox.seccomp.program_fd` the child must inherit (``pass_fds``).
+    ``output_dir`` (a compiler's) is bound writable at :data:`OUTPUT_MOUNT`: the only writable
+    place besides the size-capped tmpfs, an empty folder of its own, read once it has exited.
     """
     tmpfs_size = str(limits.tmpfs_size_bytes)
     return [
@@ -266,6 +283,7 @@ def bwrap_argv(
         "--hostname", "bot",
         *runtime_mounts(runtime),
         "--ro-bind", str(bot_root), BOT_MOUNT,
+        *(["--bind", str(output_dir), OUTPUT_MOUNT] if output_dir is not None else []),
         "--proc", "/proc",
         *procmask.bwrap_args(limits.memory_bytes),  # machine-wide counters: partners' channels
         "--dev", "/dev",

@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from engine.options import option_meanings
 
-from . import cgroups, client, protocol
+from . import catalog, cgroups, client, protocol, pysci
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
-from .i18n import _, translate_argparse
+from .compile import CompileError, built
+from .i18n import LANGUAGE, _, translate_argparse
 from .limits import Limits
 from .package import BotPackage, BotPackageError, load_bot
 from .replay_text import render_replay
@@ -112,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args))
         sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
         return code
-    except (UsageError, BotPackageError, engine.InvalidParams, SandboxSettingError) as err:
+    except (
+        UsageError, BotPackageError, engine.InvalidParams, SandboxSettingError, pysci.InstallError,
+    ) as err:  # fmt: skip
         print(f"arena: {err}", file=sys.stderr)
         return 2
     except SandboxUnavailable as err:
@@ -184,6 +188,18 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     games = sub.add_parser("games", help=_("list games, seats and rule options"))
     games.set_defaults(func=cmd_games)
 
+    runtimes = sub.add_parser(
+        "runtimes", help=_("list the bot runtimes with their versions and libraries")
+    )
+    runtimes.add_argument(
+        "action", nargs="?", choices=["list", "install"], default="list",
+        help=_("install: the Python runtime's pinned scientific set (numpy)"),
+    )  # fmt: skip
+    runtimes.add_argument(
+        "--force", action="store_true", help=_("install again even if it is installed")
+    )
+    runtimes.set_defaults(func=cmd_runtimes)
+
     verify = sub.add_parser("verify", help=_("re-simulate replay files and check every score"))
     verify.add_argument("replays", nargs="+", type=Path)
     verify.set_defaults(func=cmd_verify)
@@ -216,13 +232,31 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 def cmd_games(args: argparse.Namespace) -> int:
     for name in engine.available_games():
         game = engine.load_game(name)
-        options = ", ".join(f"{k}={json.dumps(v)}" for k, v in game.params_dict().items())
         kinds = ", ".join(BUILTIN + k for k in engine.agent_kinds(name))
         title = GAME_TITLES.get(name, type(game).title)
         label = name if title == type(game).title else f"{name} ({title})"
         line = _("{game}: {seats}; builtins: {kinds}; rules: docs/rules/{name}.md")
         print(line.format(game=label, seats=_seats(game), kinds=kinds, name=name))
-        print(f"    {options}")
+        meanings = option_meanings(name, language=LANGUAGE)
+        for key, value in game.params_dict().items():
+            meaning = meanings.get(key, "")
+            print(f"    {key}={json.dumps(value)}" + (f"  {meaning}" if meaning else ""))
+    return 0
+
+
+def cmd_runtimes(args: argparse.Namespace) -> int:
+    if args.action == "install":
+        pysci.install(force=args.force, say=print)
+        return 0
+    for entry in catalog.describe():
+        state = "" if entry["available"] else " " + _("(not available here)")
+        print(f"{entry['name']}: {entry['version']}{state}")
+        print(f"    {entry['description']}")
+        for library in entry["libraries"]:
+            print("    " + _("library: {name} {version}").format(**library))
+        if entry["notes"]:
+            print(f"    {entry['notes']}")
+    print(_("details and limits: docs/runtimes.md"))
     return 0
 
 
@@ -460,6 +494,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             bot=package.name, runtime=package.runtime, entry=package.entry
         )
     )
+    package = _built(package)
     others = [Entrant(f"random#{i}", "builtin:random", kind="random") for i in range(1, 9)]
     entrants = [Entrant(package.name, args.bot, package)] + others[: game.num_players - 1]
     try:
@@ -559,7 +594,7 @@ def _entrants(specs: list[str]) -> list[Entrant]:
             kind = spec[len(BUILTIN) :]
             entrants.append(Entrant(spec, spec, kind=kind))
             continue
-        package = loaded.get(spec) or load_bot(spec)
+        package = loaded.get(spec) or _built(load_bot(spec))
         loaded[spec] = package
         entrants.append(Entrant(package.name, spec, package))
     counts: dict[str, int] = {}
@@ -568,6 +603,26 @@ def _entrants(specs: list[str]) -> list[Entrant]:
         if counts[entrant.name] > 1:
             entrant.name = f"{entrant.name}#{counts[entrant.name]}"
     return entrants
+
+
+def _built(package: BotPackage) -> BotPackage:
+    """A C++ bot's executable, compiled in the sandbox unless the local cache has it."""
+    try:
+        executable, compiled = built(package)
+    except CompileError as err:  # the messages may come from someone else's sources: escaped
+        raise UsageError(f"{package.name}: {err.reason}:\n{_tail(err.log, 40)}") from None
+    if executable is not package:
+        package.close()  # the sources; what plays is the executable
+    if compiled is not None:
+        print(
+            _("arena: compiled {bot} in {seconds} s").format(
+                bot=package.name, seconds=f"{compiled.seconds:.1f}"
+            ),
+            file=sys.stderr,
+        )
+        if compiled.log.strip():
+            print(_tail(compiled.log, 30), file=sys.stderr)
+    return executable
 
 
 _announced: list[bool] = []  # the sandbox's mode is shown once per run

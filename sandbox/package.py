@@ -8,8 +8,10 @@ with a message meant for the bot's author.
 Manifest (``bot.toml``; ``bot.json`` takes the same keys)::
 
     name = "greedy"          # optional, defaults to the file name
-    runtime = "python3"      # python3 | node | native
-    entry = "main.py"        # optional, defaults to the runtime's bot.py / bot.js / bot
+    runtime = "python3"      # python3 | node | native | cpp
+    entry = "main.py"        # optional, defaults to the runtime's bot.py / bot.js / bot / bot.cpp
+    pythonpath = ["vendor"]  # python3: package folders put on sys.path (vendored dependencies)
+    sources = ["search.cpp"] # cpp: more translation units compiled with the entry
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from .elf import NotElf, elf_interpreter
 from .runtimes import RUNTIMES, SUFFIX_RUNTIMES
 
 MANIFESTS = ("bot.toml", "bot.json")
-MANIFEST_KEYS = {"name", "runtime", "entry", "description"}
+MANIFEST_KEYS = {"name", "runtime", "entry", "description", "pythonpath", "sources"}
+LIST_KEYS = {"pythonpath", "sources"}  # a string or a list of strings; the rest are strings
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
 MAX_NAME_CHARS = 100  # the name is shown in tables, results and replays
 
 
@@ -58,6 +62,10 @@ class BotPackage:
     entry: str
     root: Path
     source: Path
+    #: python3: package folders on ``sys.path`` before the standard library
+    pythonpath: tuple[str, ...] = ()
+    #: cpp: the translation units compiled (the entry first)
+    sources: tuple[str, ...] = ()
     _finalizer: Any = field(default=None, repr=False)
 
     def close(self) -> None:
@@ -352,7 +360,12 @@ def _read_manifest(root: Path) -> dict[str, Any]:
             f"(allowed: {', '.join(sorted(MANIFEST_KEYS))})"
         )
     for key, value in data.items():
-        if not isinstance(value, str):
+        if key in LIST_KEYS:
+            if isinstance(value, str):
+                data[key] = value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise BotPackageError(f"{where}: {key} must be a string or a list of strings")
+        elif not isinstance(value, str):
             raise BotPackageError(f"{where}: {key} must be a string")
     return {"name": root.name, **data}
 
@@ -371,13 +384,52 @@ def _package(manifest: dict[str, Any], root: Path, source: Path) -> BotPackage:
     if runtime.static_executable:
         _check_static_elf(path)
         os.chmod(path, 0o755)
+    pythonpath = _folders(manifest.get("pythonpath", []), root, runtime.name)
+    sources = _sources(entry, manifest.get("sources", []), root, runtime.compiled)
     name = manifest.get("name") or source.stem
     if len(name) > MAX_NAME_CHARS or not name.isprintable():
         raise BotPackageError(
             f"name {protocol.printable(name, 60)!r}: use at most {MAX_NAME_CHARS} printable "
             "characters"
         )
-    return BotPackage(name=name, runtime=runtime.name, entry=entry, root=root, source=source)
+    return BotPackage(
+        name=name, runtime=runtime.name, entry=entry, root=root, source=source,
+        pythonpath=pythonpath, sources=sources,
+    )  # fmt: skip
+
+
+def _folders(folders: list[str], root: Path, runtime: str) -> tuple[str, ...]:
+    """``pythonpath``: folders of the package (for Python bots only)."""
+    if folders and runtime != "python3":
+        raise BotPackageError(f"pythonpath is for python3 bots, not {runtime}")
+    checked = []
+    for folder in folders:
+        name = _safe_name(folder, PackageCaps())
+        path = root / name
+        if path.is_symlink() or not path.is_dir():
+            raise BotPackageError(f"pythonpath: {folder!r} is not a folder in the package")
+        checked.append(name)
+    return tuple(checked)
+
+
+def _sources(entry: str, more: list[str], root: Path, compiled: bool) -> tuple[str, ...]:
+    """``cpp``: the entry and ``sources``, C++ files of the package (for compiled bots only)."""
+    if not compiled:
+        if more:
+            raise BotPackageError("sources is for compiled runtimes (cpp) only")
+        return ()
+    units = [entry]
+    for source in more:
+        name = _safe_name(source, PackageCaps())
+        path = root / name
+        if path.is_symlink() or not path.is_file():
+            raise BotPackageError(f"sources: {source!r} is not a file in the package")
+        if name not in units:
+            units.append(name)
+    for unit in units:
+        if not unit.lower().endswith(CPP_SUFFIXES):
+            raise BotPackageError(f"{unit!r}: a C++ source must end in {', '.join(CPP_SUFFIXES)}")
+    return tuple(units)
 
 
 def _check_static_elf(path: Path) -> None:

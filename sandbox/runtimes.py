@@ -4,6 +4,11 @@ A runtime is one :class:`Runtime` entry: where its interpreter may live, how to 
 line, which extra directories (a standard library) the sandbox must bind read-only, and how much
 more than the default limits it needs. Adding a language is adding an entry to :data:`RUNTIMES`.
 
+The ``python3`` runtime adds the curated scientific set (:mod:`sandbox.pysci`: numpy) and the
+folders a package's ``bot.toml`` names (``pythonpath``) to the bot's ``sys.path``; the ``cpp``
+runtime is *compiled*: :mod:`sandbox.compile` turns its sources into a static executable, which
+then runs like a ``native`` bot.
+
 Interpreters are resolved to their *real* path (never a version-manager shim such as pyenv's,
 which costs 100+ ms per start) and must be reachable by the unprivileged sandbox uid: a Python
 living under ``/root`` (mode 0700) is skipped in favour of the system one.
@@ -21,9 +26,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import pysci
 from .limits import Limits, MiB
 
 BOT_MOUNT = "/bot"  # where the bot's directory appears inside the sandbox
+
+#: How a Python bot starts (``python3 -E -s -S ... -c PYTHON_BOOT ENTRY PREFIX SUFFIX``): the
+#: entry's folder, then the package's ``pythonpath`` folders (PREFIX), then the standard library,
+#: then the curated set (SUFFIX; colon-separated) on ``sys.path``, then the entry runs as
+#: ``__main__`` with ``__file__`` and ``sys.argv`` as if started directly. ``-E`` stays (the
+#: environment cannot change the path), and no file has to be bound for it.
+PYTHON_BOOT = """\
+def _boot(entry, prefix, suffix):
+    sys = __import__("sys")
+    globals().pop("_boot")
+    sys.argv[:] = [entry]
+    sys.path[0:1] = [entry.rpartition("/")[0] or "/"] + [p for p in prefix.split(":") if p]
+    sys.path += [p for p in suffix.split(":") if p]
+    with open(entry, "rb") as source:
+        return compile(source.read(), entry, "exec")
+__file__ = __import__("sys").argv[1]
+exec(_boot(*__import__("sys").argv[1:4]))
+"""
 
 
 class RuntimeUnavailable(RuntimeError):
@@ -53,6 +77,10 @@ class Runtime:
     memory_markers: tuple[bytes, ...] = ()
     #: the entry must be a static executable (checked when the bot is loaded)
     static_executable: bool = False
+    #: the package holds sources that :mod:`sandbox.compile` builds into a static executable
+    compiled: bool = False
+    #: read-only binds (host folder, sandbox path) of libraries offered to the bot's program
+    extra_mounts: Callable[[str], list[tuple[str, str]]] | None = None
     notes: str = field(default="", compare=False)
 
 
@@ -64,14 +92,33 @@ class ResolvedRuntime:
     interpreter: str | None
     library_dirs: tuple[str, ...]
     hidden_dirs: tuple[str, ...] = ()  # inside library_dirs; the sandbox shows them empty
+    #: more programs to bind, with the shared libraries they need (a compiler's passes)
+    programs: tuple[str, ...] = ()
+    #: more folders to bind read-only as they are (headers, static libraries)
+    data_dirs: tuple[str, ...] = ()
+    #: read-only binds (host path, sandbox path); their ELF files' libraries are bound too
+    mounts: tuple[tuple[str, str], ...] = ()
 
-    def command(self, entry: str, limits: Limits, *, root: str = BOT_MOUNT) -> list[str]:
-        """The bot's command line; ``root`` is where its directory is (``/bot`` when sandboxed)."""
+    def command(
+        self,
+        entry: str,
+        limits: Limits,
+        *,
+        root: str = BOT_MOUNT,
+        pythonpath: tuple[str, ...] = (),
+    ) -> list[str]:
+        """The bot's command line; ``root`` is where its directory is (``/bot`` when sandboxed,
+        the real folder in trusted mode, where the mounts are at their host paths too);
+        ``pythonpath``: package folders for ``sys.path`` (relative to the package)."""
         heap_mib = max(16, self.address_space_bytes(limits) // MiB // 2)
+        sandboxed = root == BOT_MOUNT
         values = {
             "interpreter": self.interpreter or "",
             "entry": f"{root}/{entry}",
             "heap_mib": str(heap_mib),
+            "boot": PYTHON_BOOT,
+            "pythonpath": ":".join(f"{root}/{folder}" for folder in pythonpath),
+            "mounts": ":".join(inside if sandboxed else host for host, inside in self.mounts),
         }
         return [part.format(**values) for part in self.runtime.argv]
 
@@ -120,16 +167,21 @@ def _python_site_dirs(interpreter: str) -> list[str]:
 
 PYTHON3 = Runtime(
     name="python3",
-    description="CPython 3.11+, standard library only",
+    description="CPython 3.11+: the standard library and a curated scientific set (numpy)",
     interpreters=(_base_python, "/usr/bin/python3", "/usr/local/bin/python3"),
     # -E -s -S: no environment, no user or site packages (the script's directory stays importable,
-    # unlike -I); -B: /bot is read-only; -u: a bot that forgets flush() still works; utf8 I/O.
-    argv=("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8", "{entry}"),
+    # unlike -I); -B: /bot is read-only; -u: a bot that forgets flush() still works; utf8 I/O;
+    # -c PYTHON_BOOT: the package's own folders and the curated set on sys.path.
+    argv=(
+        *("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8"),
+        *("-c", "{boot}", "{entry}", "{pythonpath}", "{mounts}"),
+    ),
     default_entry="bot.py",
     library_dirs=_python_library_dirs,
     hidden_dirs=_python_site_dirs,
     extra_processes=0,
     memory_markers=(b"MemoryError", b"Cannot allocate memory", b"cannot allocate memory"),
+    extra_mounts=pysci.mounts,
 )
 
 NODE = Runtime(
@@ -154,10 +206,24 @@ NATIVE = Runtime(
     notes="dynamic executables are refused: the sandbox binds no shared libraries for them",
 )
 
-RUNTIMES: dict[str, Runtime] = {r.name: r for r in (PYTHON3, NODE, NATIVE)}
+CPP = Runtime(
+    name="cpp",
+    description="C++20 sources, compiled in the sandbox (g++ -O2 -std=c++20 -static) with "
+    "nlohmann/json available",
+    interpreters=(),
+    argv=("{entry}",),  # the built executable (sandbox.compile), run like a native bot
+    default_entry="bot.cpp",
+    compiled=True,
+    memory_markers=NATIVE.memory_markers,
+    notes="compiled once per source package; the static executable is what runs",
+)
+
+RUNTIMES: dict[str, Runtime] = {r.name: r for r in (PYTHON3, NODE, NATIVE, CPP)}
 
 #: entry-file suffix -> runtime, for bots given as a single file
-SUFFIX_RUNTIMES = {".py": "python3", ".js": "node", ".mjs": "node"}
+SUFFIX_RUNTIMES = {
+    ".py": "python3", ".js": "node", ".mjs": "node", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp",
+}  # fmt: skip
 
 
 def _reachable_by_others(path: str) -> bool:
@@ -180,6 +246,10 @@ def resolve_runtime(name: str, *, for_other_uid: bool) -> ResolvedRuntime:
         raise RuntimeUnavailable(
             f"unknown runtime {name!r} (available: {', '.join(sorted(RUNTIMES))})"
         ) from None
+    if runtime.compiled:
+        raise RuntimeUnavailable(
+            f"runtime {name!r} runs the executable built from its sources (sandbox.compile)"
+        )
     if not runtime.interpreters:
         return ResolvedRuntime(runtime, None, ())
     tried = []
@@ -200,5 +270,8 @@ def resolve_runtime(name: str, *, for_other_uid: bool) -> ResolvedRuntime:
         hidden = runtime.hidden_dirs(real) if runtime.hidden_dirs else []
         hidden = [os.path.realpath(h) for h in hidden]
         inside = sorted({h for h in hidden if any(h.startswith(d + "/") for d in dirs)})
-        return ResolvedRuntime(runtime, real, tuple(dirs), tuple(inside))
+        mounts = runtime.extra_mounts(real) if runtime.extra_mounts else []
+        if for_other_uid:
+            mounts = [m for m in mounts if _reachable_by_others(m[0])]
+        return ResolvedRuntime(runtime, real, tuple(dirs), tuple(inside), mounts=tuple(mounts))
     raise RuntimeUnavailable(f"no interpreter for runtime {name!r}; tried: {'; '.join(tried)}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-extract the translatable strings of the site into platform/locale/{ko,en} and of the arena
+# Re-extract the translatable strings of the site into platform/arena/locale/{ko,en} and of the arena
 # command (sandbox/, with argparse's own) into sandbox/locale/ko; fail if a catalogue has an
 # untranslated (empty) or fuzzy entry; then compile them. Run from anywhere; the arguments choose
 # the parts (default: site arena).
@@ -12,7 +12,7 @@ if [[ $parts == *" site "* ]]; then
   IGNORES=(--ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=engine
            --ignore=sandbox --ignore=examples --ignore=node_modules)
   "$PYTHON" manage.py makemessages -l ko -l en --no-obsolete "${IGNORES[@]}" >/dev/null
-  catalogues+=(platform/locale/ko/LC_MESSAGES/django.po platform/locale/en/LC_MESSAGES/django.po)
+  catalogues+=(platform/arena/locale/ko/LC_MESSAGES/django.po platform/arena/locale/en/LC_MESSAGES/django.po)
 fi
 arena_po=sandbox/locale/ko/LC_MESSAGES/arena.po
 if [[ $parts == *" arena "* ]]; then

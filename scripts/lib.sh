@@ -48,3 +48,16 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" \
         || say "warning: apt-get could not install $*"
 }
+
+# ensure_bot_runtimes: what the bot runtimes need beyond Python (docs/runtimes.md): g++ and
+# nlohmann/json's headers for cpp bots, and the python3 runtime's pinned scientific set (numpy),
+# installed with pip into var/runtimes/python-sci (read-only; nothing from the host's packages).
+ensure_bot_runtimes() {
+    local missing=()
+    command -v g++ >/dev/null || missing+=(g++)
+    [ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt_install "${missing[@]}"
+    fi
+    .venv/bin/arena runtimes install
+}

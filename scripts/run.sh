@@ -22,6 +22,8 @@ fi
 ensure_venv
 pip_install .
 command -v bwrap >/dev/null || apt_install bubblewrap
+# the cpp runtime's compiler and JSON headers; the python3 runtime's pinned numpy (var/runtimes)
+ensure_bot_runtimes
 
 python=.venv/bin/python
 mkdir -p var

@@ -16,6 +16,7 @@ command -v msgattrib >/dev/null || missing+=(gettext)  # the translation catalog
 if [ ${#missing[@]} -gt 0 ]; then
     apt_install "${missing[@]}"
 fi
+ensure_bot_runtimes
 
 status=0
 .venv/bin/python -m pytest "$@" || status=$?

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import asdict
 from typing import Any
 
@@ -14,10 +12,9 @@ from django.utils import timezone
 
 import engine
 from api.models import ApiToken
-from engine.options import describe_game
+from engine.options import describe_game, option_meanings
 
-RULES_DIR = settings.BASE_DIR / "docs" / "rules"
-_OPTION_ROW = re.compile(r"^\| `(\w+)` \|(.*)\|\s*$", re.MULTILINE)
+RULES_DIR = settings.BASE_DIR / "docs" / "rules"  # also where an installed engine has none
 
 
 def tokens_live(*, user: User) -> QuerySet[ApiToken]:
@@ -26,22 +23,13 @@ def tokens_live(*, user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(live, token__user=user).select_related("token")
 
 
-@functools.cache
-def option_meanings(game: str) -> dict[str, str]:
-    """Each option's one-line meaning: the last column of the rules page's "Rule options"
-    table, which ``tests/engine/test_rules_docs.py`` keeps complete."""
-    text = (RULES_DIR / f"{game}.md").read_text(encoding="utf-8")
-    section = text.partition("\n## Rule options")[2].split("\n## ", 1)[0]
-    return {m.group(1): m.group(2).split(" | ")[-1].strip() for m in _OPTION_ROW.finditer(section)}
-
-
 def games_describe() -> list[dict[str, Any]]:
     """Every game: name, title, seats, and each rule option's type, default, allowed values
     (``choices``, or ``minimum``/``maximum``) and meaning."""
     games = []
     for name in engine.available_games():
         spec = describe_game(name)
-        meanings = option_meanings(name)
+        meanings = option_meanings(name, RULES_DIR)
         options = []
         for option in spec.options:
             row = asdict(option)

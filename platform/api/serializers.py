@@ -57,6 +57,20 @@ class GameSerializer(serializers.Serializer[Any]):
     rules_url = serializers.URLField(help_text="the rules for bot authors")
 
 
+class LibrarySerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    version = serializers.CharField()
+
+
+class RuntimeSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(help_text="bot.toml's runtime")
+    description = serializers.CharField()
+    available = serializers.BooleanField(help_text="whether this server can run it")
+    version = serializers.CharField(help_text="interpreter or compiler, with its exact version")
+    libraries = LibrarySerializer(many=True, help_text="what bots may use beyond the language")
+    notes = serializers.CharField(allow_blank=True)
+
+
 # -- bots --------------------------------------------------------------------------------------
 
 
@@ -256,6 +270,39 @@ class LadderRowSerializer(serializers.Serializer[Any]):
     owner = serializers.CharField()
     rating = serializers.FloatField()
     games = serializers.IntegerField()
+
+
+class StrengthSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    bot = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot")
+    owner = serializers.CharField()
+    strength = serializers.FloatField(help_text="Bradley–Terry / Plackett–Luce, Elo scale")
+    low = serializers.FloatField(help_text="95 % interval, bootstrap over matches")
+    high = serializers.FloatField()
+    matches = serializers.IntegerField()
+    tied_with_next = serializers.BooleanField(
+        help_text="the intervals of this bot and the next overlap: their order is not established"
+    )
+    above_next = serializers.FloatField(
+        allow_null=True, help_text="share of resamples in which it beats the next bot"
+    )
+
+
+class PositionResultSerializer(serializers.Serializer[Any]):
+    position = serializers.IntegerField()
+    mean = serializers.FloatField()
+    advantage = serializers.FloatField(help_text="over the average position")
+    low = serializers.FloatField(allow_null=True, help_text="95 % interval of the advantage")
+    high = serializers.FloatField(allow_null=True)
+    samples = serializers.IntegerField(help_text="games (by seat) or deals (by dealer position)")
+
+
+class SeatFairnessSerializer(serializers.Serializer[Any]):
+    game = serializers.CharField()
+    matches = serializers.IntegerField()
+    by_seat = PositionResultSerializer(many=True)
+    by_dealer_position = PositionResultSerializer(many=True)
 
 
 class HistoryQuerySerializer(serializers.Serializer[Any]):

@@ -3,9 +3,13 @@
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
-from api.views import auth, bots, games, ladders, matches, tournaments
+from api.views import auth, bots, games, ladders, matches, runtimes, tournaments
 from ops.views import HealthView
 
 # the health check is the ops app's; its schema entry is described here, with the API's
@@ -17,6 +21,7 @@ urlpatterns = [
     path("auth/tokens/", auth.TokenListView.as_view(), name="api-tokens"),
     path("auth/tokens/<int:pk>/", auth.TokenDetailView.as_view(), name="api-token-detail"),
     path("games/", games.GameListView.as_view(), name="api-games"),
+    path("runtimes/", runtimes.RuntimeListView.as_view(), name="api-runtimes"),
     path("bots/", bots.BotListView.as_view(), name="api-bots"),
     path("bots/<int:pk>/", bots.BotDetailView.as_view(), name="api-bot"),
     path("bots/<int:pk>/versions/", bots.VersionCreateView.as_view(), name="api-versions"),
@@ -39,7 +44,14 @@ urlpatterns = [
         ladders.LadderHistoryView.as_view(),
         name="api-ladder-history",
     ),  # fmt: skip
+    path(
+        "ladders/<str:game>/strengths/",
+        ladders.LadderStrengthView.as_view(),
+        name="api-ladder-strengths",
+    ),  # fmt: skip
+    path("ladders/<str:game>/fairness/", ladders.SeatFairnessView.as_view(), name="api-fairness"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # the split view serves its start-up script as a file: the CSP allows no inline script
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]

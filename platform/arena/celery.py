@@ -13,8 +13,12 @@ from typing import Any
 from celery import Celery
 from kombu import Queue
 
-SOFT_TIME_LIMIT_S = 10 * 60  # the task gets SoftTimeLimitExceeded and can record a fault
-HARD_TIME_LIMIT_S = SOFT_TIME_LIMIT_S + 60  # the worker process running the task is killed
+from arena.env import read_int
+
+# ARENA_TASK_TIME_LIMIT_S: the task gets SoftTimeLimitExceeded (a match is given back for another
+# attempt); a minute later the worker process running it is killed (the reaper re-queues it).
+SOFT_TIME_LIMIT_S = read_int(os.environ, "ARENA_TASK_TIME_LIMIT_S", default=10 * 60, minimum=1)
+HARD_TIME_LIMIT_S = SOFT_TIME_LIMIT_S + 60
 # Redis re-delivers an unacknowledged message after this long; it must outlast any task run.
 VISIBILITY_TIMEOUT_S = HARD_TIME_LIMIT_S + 30 * 60
 

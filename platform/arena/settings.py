@@ -112,7 +112,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # browser's Accept-Language or the switch on every page, remembered in a cookie).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("ko", "한국어")]
-LOCALE_PATHS = [BASE_DIR / "platform" / "locale"]
+# not platform/locale: a folder there would shadow the standard library's locale module
+LOCALE_PATHS = [BASE_DIR / "platform" / "arena" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -148,6 +149,9 @@ ARENA_PACKAGE_CACHE = read_path(
 ARENA_TRUSTED_BOTS = read_bool(env, "ARENA_TRUSTED_BOTS", default=False)
 ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=8, minimum=0)
 ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
+# A match queued this long is sent to the workers again (its message may have been lost with a
+# broker restart); a message that was not lost only costs a claim that changes nothing.
+ARENA_MATCH_REDISPATCH_S = read_int(env, "ARENA_MATCH_REDISPATCH_S", default=600, minimum=1)
 # Uploads above this size spill to a temporary file instead of memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
@@ -189,3 +193,31 @@ SPECTACULAR_SETTINGS = {
         "OriginEnum": "matches.models.MatchOrigin",
     },
 }
+
+# -- Security (issue 14, docs/reliability.md) ----------------------------------------------------
+# Served behind TLS (ARENA_HTTPS=1): HSTS, secure cookies, redirect to https, and the proxy's
+# X-Forwarded-Proto trusted (the proxy must set it). Off for the local quick start on http.
+ARENA_HTTPS = read_bool(env, "ARENA_HTTPS", default=False)
+if ARENA_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = read_int(env, "ARENA_HSTS_SECONDS", default=365 * 24 * 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+MIDDLEWARE.insert(1, "arena.security.ContentSecurityPolicyMiddleware")
+ARENA_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+# Requests per hour (0: unlimited): sign-ups and page log-ins per address, uploads (pages and
+# API) per user; API tokens per address per minute (DRF's "login" throttle).
+ARENA_SIGNUPS_PER_HOUR = read_int(env, "ARENA_SIGNUPS_PER_HOUR", default=10, minimum=0)
+ARENA_LOGINS_PER_HOUR = read_int(env, "ARENA_LOGINS_PER_HOUR", default=60, minimum=0)
+ARENA_UPLOADS_PER_HOUR = read_int(env, "ARENA_UPLOADS_PER_HOUR", default=60, minimum=0)
+_tokens_per_minute = read_int(env, "ARENA_TOKENS_PER_MINUTE", default=30, minimum=1)
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"login": f"{_tokens_per_minute}/minute"}

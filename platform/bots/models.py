@@ -2,7 +2,8 @@
 
 A version's bytes live in the database (``Package``, keyed by sha256), so any worker on any host
 can run any bot with nothing but a database connection; workers keep unpacked copies keyed by the
-same hash (``matches.package_cache``).
+same hash (``matches.package_cache``). A compiled runtime's version also points at its ``Build``,
+whose executable is a package as well: what workers run.
 """
 
 from __future__ import annotations
@@ -41,6 +42,31 @@ class Package(models.Model):
 
     def __str__(self) -> str:
         return self.sha256[:12]
+
+
+class Build(models.Model):
+    """A compiled runtime's sources built once (``sandbox.compile``): the static executable is a
+    ``Package`` too, so it is stored once and reaches workers like any package. Keyed by the
+    sources and the toolchain's identity: the same sources never compile twice."""
+
+    source = models.ForeignKey(Package, on_delete=models.PROTECT, related_name="builds")
+    toolchain = models.CharField(max_length=200, help_text="compiler, version and flags")
+    binary = models.ForeignKey(Package, on_delete=models.PROTECT, related_name="+")
+    log = models.TextField(blank=True, help_text="the compiler's warnings: owners only")
+    seconds = models.FloatField(help_text="how long the compilation took")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "toolchain"], name="build_unique_source")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id[:12]} -> {self.binary_id[:12]}"
+
+
+#: the file name of a built executable in a worker's package cache
+BUILD_FILENAME = "bot"
 
 
 class BotVersionStatus(models.TextChoices):
@@ -84,6 +110,10 @@ class BotVersion(models.Model):
     reason = models.TextField(blank=True, help_text="why it was rejected (or why it waits)")
     fault = models.CharField(max_length=32, blank=True, help_text="the smoke match's verdict")
     log = models.TextField(blank=True, help_text="the bot's stderr in validation: owner only")
+    build = models.ForeignKey(
+        Build, null=True, blank=True, on_delete=models.PROTECT, related_name="versions",
+        help_text="the executable compiled from the sources (compiled runtimes)",
+    )  # fmt: skip
     attempts = models.PositiveSmallIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, help_text="validation lease")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -102,3 +132,11 @@ class BotVersion(models.Model):
     @property
     def sha256(self) -> str:
         return str(self.package_id)
+
+    @property
+    def run_package(self) -> tuple[str, str]:
+        """(sha256, file name) of what runs: the build's executable, else the upload itself."""
+        if self.build_id is not None:
+            assert self.build is not None
+            return str(self.build.binary_id), BUILD_FILENAME
+        return self.sha256, self.filename

@@ -3,7 +3,9 @@
 An upload is checked with every package check of the sandbox before anything is stored, so a
 refused upload leaves nothing behind; a stored version then waits for its validation task, a
 smoke match in the sandbox against the engine's heuristic house agents (every seat, via
-duplicate play), which makes it ``active`` or ``rejected`` with the fault explained.
+duplicate play), which makes it ``active`` or ``rejected`` with the fault explained. A compiled
+runtime's sources are built first (``bots.builds``, once per source package); a compile error
+rejects the version, the compiler's messages going to its owner-only log.
 """
 
 from __future__ import annotations
@@ -24,16 +26,20 @@ from django.utils import timezone
 
 import engine
 from arena.errors import ApplicationError
+from bots.builds import build_for_version
 from bots.models import VERSION_TRANSITIONS, Bot, BotVersion, BotVersionStatus, Package
 from matches import formats
 from matches.execution import PlatformFailure, SeatBot, fault_summary, play
 from sandbox import BotPackageError, PackageCaps, load_bot
 from sandbox.cli import SMOKE_PARAMS
+from sandbox.compile import CompileError
+from sandbox.runtimes import RUNTIMES
 
 MAX_UPLOAD_BYTES = PackageCaps().max_archive_bytes
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 VALIDATION_LEASE = timedelta(minutes=10)
 VALIDATION_ATTEMPTS = 3
+COMPILE_ERROR = "compile_error"  # a version's fault when its sources did not build
 
 
 def bot_create(*, owner: User, name: str, game: str) -> Bot:
@@ -171,10 +177,25 @@ def botversion_validate(*, version_id: int) -> str | None:
     )  # fmt: skip
     if not claimed:
         return None
-    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    version = BotVersion.objects.select_related("bot", "build").get(pk=version_id)
+    if RUNTIMES[version.runtime].compiled and version.build_id is None:
+        try:
+            version.build = build_for_version(version=version)
+        except CompileError as err:  # the compiler's messages: the owner's log, not the reason
+            botversion_transition(
+                version_id=version_id, frm=BotVersionStatus.VALIDATING,
+                to=BotVersionStatus.REJECTED, fault=COMPILE_ERROR,
+                reason=f"{err.reason} (the compiler's messages are in the version's log)",
+                log=err.log, deadline=None, validated_at=timezone.now(),
+            )  # fmt: skip
+            return BotVersionStatus.REJECTED
+        except PlatformFailure as err:
+            _validation_failed(version, str(err))
+            return BotVersionStatus.PENDING
+        BotVersion.objects.filter(pk=version_id).update(build=version.build)
     game = formats.load(version.bot.game, SMOKE_PARAMS.get(version.bot.game, {}))
     own_seats = [s for s, e in enumerate(formats.seat_entrants(game)) if e == 0]
-    me = SeatBot(str(version), version.sha256, version.filename)
+    me = SeatBot(str(version), *version.run_package)
     try:
         played = play(
             game=game.name, params=game.params_dict(), seed=version.pk, duplicate=True,

@@ -4,6 +4,8 @@ The run task claims its match with a compare-and-swap ``queued -> running`` that
 fresh run token and a lease deadline; the result is recorded only by the claim that still holds
 that token, in one transaction with the seats, the replay and the tournament's completion check.
 A message delivered twice, or a run the reaper has given up on, therefore records nothing.
+The database is the source of truth: the reaper also re-sends matches left ``queued`` for long
+(their message was lost with a broker restart), and a duplicate that results is a no-op claim.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import json
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -116,23 +119,39 @@ def match_run(*, match_id: int, worker: str) -> bool:
     match = Match.objects.get(pk=match_id)
     seats = list(
         MatchSeat.objects.filter(match_id=match_id)
-        .select_related("bot_version__bot__owner")
+        .select_related("bot_version__bot__owner", "bot_version__build")
         .order_by("seat")
     )
     try:
         played = play(
             game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
-            seats=[
-                SeatBot(str(s.bot_version), s.bot_version.sha256, s.bot_version.filename)
-                for s in seats
-            ],
+            seats=[SeatBot(str(s.bot_version), *s.bot_version.run_package) for s in seats],
         )  # fmt: skip
+    except SoftTimeLimitExceeded:  # the platform's limit, not a bot's fault: another attempt
+        reason = "it ran past the task's time limit"
+        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
     except PlatformFailure as err:
-        return match_record_error(match_id=match_id, token=token, error=str(err))
+        error = str(err)
+        return _reconnecting(lambda: match_record_error(match_id=match_id, token=token,
+                                                        error=error))  # fmt: skip
     except Exception as err:  # a bug of ours must not leave the match running until reaped
         match_record_error(match_id=match_id, token=token, error=f"{type(err).__name__}: {err}")
         raise
-    return match_record_result(match=match, token=token, played=played, seats=seats)
+    return _reconnecting(
+        lambda: match_record_result(match=match, token=token, played=played, seats=seats)
+    )
+
+
+def _reconnecting(record: Callable[[], bool]) -> bool:
+    """Record, reconnecting once if the database connection dropped while the match played (a
+    restart, a failover, an idle timeout): the result is in hand, so it is not played again. A
+    second attempt is safe even if the first one committed: the claim's token then no longer
+    matches a running match and nothing is written twice."""
+    try:
+        return record()
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return record()
 
 
 def match_record_result(
@@ -190,6 +209,7 @@ def match_requeue(*, match_id: int) -> bool:
             if match_transition(
                 match_id=match_id, frm=frm, to=MatchStatus.QUEUED, run_token=None, deadline=None,
                 attempts=0, error="", finished_at=None, started_at=None, worker="",
+                queued_at=timezone.now(),
             ):  # fmt: skip
                 _reopen_tournament(match_id)
                 transaction.on_commit(lambda: _enqueue([match_id]))
@@ -214,16 +234,40 @@ def matches_reap(*, now: datetime | None = None) -> dict[str, int]:
     for match_id, token, attempts in stuck.values_list("id", "run_token", "attempts"):
         if token is None:  # pragma: no cover - a running match always holds a token
             continue
-        if attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
-            error = f"its worker was lost {attempts} times; not charged to any bot"
-            counts["errored"] += match_record_error(match_id=match_id, token=token, error=error)
-            continue
-        with transaction.atomic():
-            requeued = match_transition(
-                match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.QUEUED, token=token,
-                run_token=None, deadline=None, worker="",
-            )  # fmt: skip
-            if requeued:
-                transaction.on_commit(lambda m=match_id: _enqueue([m]))  # type: ignore[misc]
-        counts["requeued"] += requeued
+        key = "errored" if attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS else "requeued"
+        counts[key] += _retry_or_error(match_id, token, attempts, "its worker was lost")
     return counts
+
+
+def _retry_or_error(match_id: int, token: uuid.UUID, attempts: int, reason: str) -> bool:
+    """A claim the platform failed (``reason``): back to ``queued`` for another attempt, or in
+    ``error`` once it was claimed ``ARENA_MATCH_MAX_ATTEMPTS`` times. Never a bot's fault."""
+    if attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
+        error = f"{reason} {attempts} times; not charged to any bot"
+        return match_record_error(match_id=match_id, token=token, error=error)
+    with transaction.atomic():
+        requeued = match_transition(
+            match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.QUEUED, token=token,
+            run_token=None, deadline=None, worker="", queued_at=timezone.now(),
+        )  # fmt: skip
+        if requeued:
+            transaction.on_commit(lambda: _enqueue([match_id]))
+    return requeued
+
+
+def matches_redispatch(*, now: datetime | None = None) -> int:
+    """Send again the run task of matches queued for longer than ``ARENA_MATCH_REDISPATCH_S``
+    (a broker restart without persistence loses every queued message); how many. Their
+    ``queued_at`` restarts, so a long backlog is re-sent once per period, not on every reap, and
+    a message that was not lost after all only makes a claim that changes nothing."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    with transaction.atomic():
+        ids = list(
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(status=MatchStatus.QUEUED, queued_at__lt=stale)
+            .values_list("id", flat=True)
+        )
+        Match.objects.filter(pk__in=ids, status=MatchStatus.QUEUED).update(queued_at=now)
+        transaction.on_commit(lambda: _enqueue(ids))
+    return len(ids)

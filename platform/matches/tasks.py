@@ -14,9 +14,10 @@ def run_match_task(self: Task[[int], None], match_id: int) -> None:
 def reap_task() -> None:
     """Periodic: recover matches, validations and ratings whose worker or message was lost."""
     from bots.services import botversions_reap
-    from matches.services import matches_reap
+    from matches.services import matches_reap, matches_redispatch
     from ratings.services import ladders_rate_overdue
 
     matches_reap()
+    matches_redispatch()
     botversions_reap()
     ladders_rate_overdue()

@@ -1,9 +1,22 @@
-"""Reads for ladders: the current standings and a bot's rating history."""
+"""Reads for ladders: the current standings, statistics and trends, rating histories."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+import json
+import zlib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from django.core.cache import cache
+from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from bots.models import Bot
+from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
+from matches.results import SeatResult, bot_results
+from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
 
@@ -19,3 +32,200 @@ def ladder_standings(*, game: str) -> QuerySet[Rating]:
 def rating_history(*, bot_id: int) -> QuerySet[RatingChange]:
     """The bot's rating after each rated match, oldest first."""
     return RatingChange.objects.filter(bot_id=bot_id).order_by("seq")
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One line of a game's ladder page."""
+
+    rank: int
+    bot_id: int
+    bot: str
+    owner: str
+    rating: float
+    games: int
+    wins: int  # matches it placed first in (ties for first included)
+    average_place: float | None
+    trend: float  # rating change over its last TREND_MATCHES rated matches
+
+
+TREND_MATCHES = 10
+
+
+def ladder_rows(*, game: str) -> list[LadderRow]:
+    """The whole ladder with place statistics and trend, in three queries however long."""
+    ratings = list(ladder_standings(game=game))
+    stats: dict[int, Any] = {
+        row["bot_id"]: row
+        for row in MatchSeat.objects.filter(match__game=game, match__status=MatchStatus.FINISHED)
+        .values("bot_id")
+        .annotate(wins=Count("match_id", filter=Q(place=1), distinct=True), average=Avg("place"))
+    }
+    trends = _trends(game)
+    return [
+        LadderRow(
+            rank=rank,
+            bot_id=r.bot_id,
+            bot=r.bot.name,
+            owner=r.bot.owner.username,
+            rating=r.rating,
+            games=r.games,
+            wins=stats.get(r.bot_id, {}).get("wins", 0),
+            average_place=stats.get(r.bot_id, {}).get("average"),
+            trend=trends.get(r.bot_id, 0.0),
+        )
+        for rank, r in enumerate(ratings, start=1)
+    ]
+
+
+def _trends(game: str) -> dict[int, float]:
+    recent = (
+        RatingChange.objects.filter(ladder__game=game)
+        .annotate(back=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("seq").desc()))
+        .filter(back__lte=TREND_MATCHES)
+        .values_list("bot_id", "before", "after")
+    )
+    trends: dict[int, float] = defaultdict(float)
+    for bot_id, before, after in recent:
+        trends[bot_id] += after - before
+    return trends
+
+
+def ladder_leaders(*, per_game: int) -> dict[str, list[Rating]]:
+    """The best ``per_game`` bots of every ladder, in one query."""
+    ranked = (
+        Rating.objects.annotate(
+            position=Window(
+                RowNumber(), partition_by=[F("ladder_id")], order_by=[F("rating").desc(), "bot_id"]
+            )
+        )
+        .filter(position__lte=per_game)
+        .select_related("bot__owner", "ladder")
+        .order_by("ladder__game", "position")
+    )
+    leaders: dict[str, list[Rating]] = defaultdict(list)
+    for rating in ranked:
+        leaders[rating.ladder.game].append(rating)
+    return dict(leaders)
+
+
+def rating_histories(*, game: str, bot_ids: Sequence[int]) -> dict[int, list[float]]:
+    """Each bot's rating after every rated match of the game, oldest first, in one query;
+    the first value is the rating before its first rated match."""
+    histories: dict[int, list[float]] = {bot_id: [] for bot_id in bot_ids}
+    rows = (
+        RatingChange.objects.filter(ladder__game=game, bot_id__in=bot_ids)
+        .order_by("bot_id", "seq")
+        .values_list("bot_id", "before", "after")
+    )
+    for bot_id, before, after in rows:
+        points = histories[bot_id]
+        if not points:
+            points.append(before)
+        points.append(after)
+    return histories
+
+
+# -- strengths with intervals, seat fairness (issue 18) -----------------------------------------
+
+#: the most recent finished matches a strength fit reads (bounds the work per request)
+STRENGTH_WINDOW = 20_000
+#: the most recent replays seat fairness reads (each is decompressed and parsed)
+FAIRNESS_WINDOW = 1_000
+
+
+def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[tuple[int, int]]]:
+    """Finishing orders of the game's most recent ``limit`` finished ladder matches, oldest
+    first: ``(bot id, rank)`` per bot, lower is better, equal ranks tie and a faulted bot ranks
+    after every bot that did not fault (``matches.results``)."""
+    recent = (
+        Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED)
+        .order_by("-finished_at", "-id")
+        .values_list("id", flat=True)[:limit]
+    )
+    rows = (
+        MatchSeat.objects.filter(match_id__in=list(recent))
+        .order_by("match__finished_at", "match_id", "seat")
+        .values_list("match_id", "bot_id", "bot_version_id", "place", "fault")
+    )
+    seats: dict[int, list[SeatResult]] = defaultdict(list)
+    for match_id, bot, version, place, fault in rows:
+        seats[match_id].append(SeatResult(bot, version, 0.0, place or 0, bool(fault)))
+    return [[(r.bot, r.rank) for r in bot_results(s)] for s in seats.values()]
+
+
+@dataclass(frozen=True)
+class BotStrength:
+    """One line of a ladder's strength table: the Bradley–Terry (heads-up) or Plackett–Luce
+    (tables) strength on the Elo scale (1500 = the ladder's average bot) with its bootstrap
+    95 % interval. ``tied_with_next``: its interval overlaps the next bot's, so their order is
+    not established; ``above_next``: the share of bootstrap resamples in which it is stronger
+    than the next bot (None for the last)."""
+
+    rank: int
+    bot_id: int
+    bot: str
+    owner: str
+    strength: float
+    low: float
+    high: float
+    matches: int
+    tied_with_next: bool
+    above_next: float | None
+
+
+def ladder_strengths(
+    *, game: str, resamples: int = strength.DEFAULT_RESAMPLES, seed: int = 0,
+    limit: int = STRENGTH_WINDOW,
+) -> list[BotStrength]:  # fmt: skip
+    """Every bot that played one of the game's last ``limit`` finished matches, strongest
+    first, with intervals (deterministic for a given ``seed``)."""
+    rankings = match_rankings(game=game, limit=limit)
+    if not rankings:
+        return []
+    ranking = strength.rank(rankings, resamples=resamples, seed=seed)
+    bots = {b.pk: b for b in Bot.objects.filter(pk__in=[s.entrant for s in ranking.strengths])
+            .select_related("owner")}  # fmt: skip
+    last = len(ranking.strengths) - 1
+    return [
+        BotStrength(
+            rank=k + 1,
+            bot_id=s.entrant,
+            bot=bots[s.entrant].name,
+            owner=bots[s.entrant].owner.username,
+            strength=s.strength,
+            low=s.low,
+            high=s.high,
+            matches=s.matches,
+            tied_with_next=k < last and ranking.tied_with_next(k),
+            above_next=ranking.order_confidence[k] if k < last else None,
+        )  # fmt: skip
+        for k, s in enumerate(ranking.strengths)
+    ]
+
+
+def seat_fairness(*, game: str, limit: int = FAIRNESS_WINDOW) -> fairness.SeatFairness:
+    """Results by seat and by dealer position over the game's most recent ``limit`` finished
+    matches (every origin: tournaments, ladder and challenges), from their replays."""
+    stored = (
+        MatchReplay.objects.filter(match__game=game, match__status=MatchStatus.FINISHED)
+        .order_by("-match__finished_at", "-match_id")
+        .values_list("data", flat=True)[:limit]
+    )
+    return fairness.seat_fairness(
+        game, (json.loads(zlib.decompress(bytes(data))) for data in stored)
+    )
+
+
+def ladder_strengths_current(*, game: str) -> list[BotStrength]:
+    """:func:`ladder_strengths` as of the game's latest finished ladder match, computed once per
+    process and result (the bootstrap takes up to a second; pages and the API read it often)."""
+    latest = Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).aggregate(
+        latest=Max("id")
+    )["latest"]
+    key = f"ratings:strengths:{game}:{latest}"
+    cached: list[BotStrength] | None = cache.get(key)
+    if cached is None:
+        cached = ladder_strengths(game=game)
+        cache.set(key, cached, timeout=24 * 3600)
+    return cached

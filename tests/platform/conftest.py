@@ -4,7 +4,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NoReturn
 
@@ -56,7 +56,9 @@ def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]
     workers: list[Worker] = []
     temps: list[Path] = []
 
-    def start(name: str) -> Worker:
+    def start(name: str, *args: str, env: Mapping[str, str] | None = None) -> Worker:
+        """``args`` are added to (and may override) the worker's command line, ``env`` to
+        its environment (e.g. ``--pool=prefork``, a short time limit)."""
         home = tmp_path / name
         for folder in ("cwd", "media", "package-cache"):
             (home / folder).mkdir(parents=True)
@@ -77,11 +79,12 @@ def start_worker(redis_broker_url: str, tmp_path: Path) -> Iterator[StartWorker]
             "TMPDIR": str(temp),
             # one host: the sandbox's uid pool is shared by every worker on it
             "ARENA_SANDBOX_LOCKS": str(tmp_path / "uid-locks"),
+            **(env or {}),
         }
         queues = ",".join(prefix + q for q in QUEUES)
         command = [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
                    f"--queues={queues}", f"--hostname={name}-{prefix}@%h", "--without-gossip",
-                   "--without-mingle", "--loglevel=INFO"]  # fmt: skip
+                   "--without-mingle", "--loglevel=INFO", *args]  # fmt: skip
         log = home / "worker.log"
         with log.open("wb") as output:
             process = subprocess.Popen(

@@ -74,6 +74,10 @@ MATRIX: list[tuple[str, Request, tuple[int, int, int, int]]] = [
     ("a rating history",
      lambda w: ("get", f"/api/ladders/belote/history/?bot={w.bot.pk}", None, ""),
      (200, 200, 200, 200)),
+    ("ladder strengths", lambda w: ("get", "/api/ladders/belote/strengths/", None, ""),
+     (200, 200, 200, 200)),
+    ("seat fairness", lambda w: ("get", "/api/ladders/belote/fairness/", None, ""),
+     (200, 200, 200, 200)),
     ("the schema", lambda w: ("get", "/api/schema/", None, ""), (200, 200, 200, 200)),
     ("the documentation page", lambda w: ("get", "/api/docs/", None, ""), (200, 200, 200, 200)),
 ]  # fmt: skip

@@ -1,10 +1,10 @@
 """Real Celery worker processes for integration tests (started by conftest's ``start_worker``)."""
 
 import subprocess
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from django.db import connection
@@ -37,6 +37,10 @@ class Worker:
         return self.home / "package-cache"
 
 
-StartWorker = Callable[[str], Worker]
+class StartWorker(Protocol):
+    """conftest's ``start_worker``: start a worker named ``name`` (extra command-line ``args``
+    and environment ``env`` optional)."""
+
+    def __call__(self, name: str, *args: str, env: Mapping[str, str] | None = None) -> Worker: ...
 
 

@@ -134,6 +134,8 @@ def test_games_shows_badugi_seat_range_and_the_rules_pages() -> None:
     assert done.returncode == 0
     assert "badugi: 2-6 seats (--param players=N, default 2)" in done.stdout
     assert "rules: docs/rules/barbu.md" in done.stdout
+    # every option with its default and its meaning, one line each
+    assert "\n    doubling=false  Add the designation phase and side bets" in done.stdout
 
 
 def test_too_many_badugi_bots_suggest_the_players_option() -> None:

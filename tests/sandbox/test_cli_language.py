@@ -113,10 +113,14 @@ def test_games_name_the_games_and_the_korean_rules_pages() -> None:
     assert titles == {"belote": "벨로테", "bauer": "바우어", "barbu": "바흐뷰", "badugi": "바둑이"}
     pages = re.findall(r"규칙: (docs/rules/\w+\.ko\.md)$", done.stdout, re.M)
     assert len(pages) == 4 and all((ROOT / page).is_file() for page in pages)
-    options = [line for line in done.stdout.splitlines() if line.startswith("    ")]
-    assert options == [
-        line for line in arena("games", env=ENGLISH).stdout.splitlines() if line.startswith("    ")
-    ]  # rule options are names and JSON values: data
+
+    def options(out: str) -> list[str]:
+        return [line.strip().split("  ")[0] for line in out.splitlines() if line.startswith("    ")]
+
+    english = arena("games", env=ENGLISH).stdout
+    assert options(done.stdout) == options(english)  # names and JSON values are data
+    assert "    players=2  테이블 인원 (BDG-7)" in done.stdout  # the meanings are Korean
+    assert "    players=2  players at the table (BDG-7)" in english
 
 
 def test_the_summary_table_is_korean_and_its_columns_line_up() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import engine
-from sandbox import Limits, SandboxedAgent, load_bot
+from sandbox import Limits, SandboxedAgent, load_bot, pysci
 from sandbox.runtimes import PYTHON3, RUNTIMES, _python_site_dirs, resolve_runtime
 
 GAME, PARAMS = "belote", {"target": 1}
@@ -232,7 +232,7 @@ CASES = [
                     return f"ESCAPED:/proc/{pid}/environ"
             if any("@@SECRET@@" in v for v in os.environ.values()):
                 return "ESCAPED:environment"
-            if set(os.environ) - {"PATH", "HOME", "LANG", "TMPDIR", "PWD"}:
+            if set(os.environ) - {"PATH", "HOME", "LANG", "TMPDIR", "PWD", *@@THREAD_ENV@@}:
                 return "ESCAPED:env " + ",".join(sorted(os.environ))
             if len([p for p in os.listdir("/proc") if p.isdigit()]) > 3:
                 return "ESCAPED:sees other processes"
@@ -514,6 +514,7 @@ def test_hostile_bot(
         .replace("@@SECRET@@", SECRET)
         .replace("@@WORKER_PID@@", str(os.getpid()))
         .replace("@@TOKEN@@", path.stem)
+        .replace("@@THREAD_ENV@@", repr(sorted(pysci.THREAD_ENV)))
     )
     path.write_text(path.read_text() + textwrap.dedent(body))
 
@@ -580,6 +581,7 @@ def test_escape_probes_detect_escapes_without_the_sandbox(
         .replace("@@OTHER_BOT@@", str(PROJECT_FILE))
         .replace("@@SECRET@@", SECRET)
         .replace("@@WORKER_PID@@", str(os.getpid()))
+        .replace("@@THREAD_ENV@@", repr(sorted(pysci.THREAD_ENV)))
     )
     with SandboxedAgent(write_bot(body), limits, trusted=True) as bot:
         bot.start({"game": GAME, "seat": 0, "params": PARAMS})

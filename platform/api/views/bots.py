@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -25,6 +26,8 @@ from api.serializers import (
 )
 from api.uploads import CappedMultiPartParser
 from api.views.common import errors, user_of
+from arena.errors import ApplicationError
+from arena.security import over_limit
 from bots.models import Bot, BotVersion
 from bots.selectors import bots_filtered, botversion_recent_match_logs
 from bots.services import bot_create_with_version, botversion_create
@@ -49,10 +52,11 @@ class BotListView(generics.ListAPIView[Bot]):
 
     @extend_schema(
         request={"multipart/form-data": BotCreateSerializer},
-        responses={201: BotCreatedSerializer, **errors(400, 401, 409, 413)},
+        responses={201: BotCreatedSerializer, **errors(400, 401, 409, 413, 429)},
         summary="Create a bot with its first version",
     )
     def post(self, request: Request) -> Response:
+        _check_upload_rate(request)
         given = BotCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         upload = given.validated_data["file"]
@@ -62,6 +66,13 @@ class BotListView(generics.ListAPIView[Bot]):
         )  # fmt: skip
         body = BotCreatedSerializer(version.bot, context={"version": version}).data
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+def _check_upload_rate(request: Request) -> None:
+    per_hour = settings.ARENA_UPLOADS_PER_HOUR
+    if over_limit(scope="upload", key=str(user_of(request).pk), per_hour=per_hour):
+        raise ApplicationError(f"at most {per_hour} uploads an hour; try again later",
+                               code="rate_limited")  # fmt: skip
 
 
 class BotDetailView(generics.RetrieveAPIView[Bot]):
@@ -80,13 +91,14 @@ class VersionCreateView(generics.GenericAPIView[Bot]):
 
     @extend_schema(
         request={"multipart/form-data": VersionCreateSerializer},
-        responses={201: VersionBriefSerializer, **errors(400, 401, 403, 404, 409, 413)},
+        responses={201: VersionBriefSerializer, **errors(400, 401, 403, 404, 409, 413, 429)},
         summary="Upload a new version of your bot",
     )
     def post(self, request: Request, pk: int) -> Response:
         bot = self.get_object()
         if bot.owner_id != user_of(request).pk:
             raise PermissionDenied("only the bot's owner uploads its versions")
+        _check_upload_rate(request)
         given = VersionCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         upload = given.validated_data["file"]

@@ -19,7 +19,8 @@ class GameListView(generics.GenericAPIView[Any]):
     permission_classes = [AllowAny]
     serializer_class = GameSerializer
 
-    @extend_schema(summary="Games with their seats and every rule option")
+    @extend_schema(responses=GameSerializer(many=True),
+                   summary="Games with their seats and every rule option")
     def get(self, request: Request) -> Response:
         games = [
             {**g, "rules_url": request.build_absolute_uri(reverse("rules", args=[g["name"]]))}

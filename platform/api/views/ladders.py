@@ -13,11 +13,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 import engine
-from api.serializers import HistoryQuerySerializer, LadderRowSerializer, RatingChangeSerializer
+from api.serializers import (
+    HistoryQuerySerializer,
+    LadderRowSerializer,
+    RatingChangeSerializer,
+    SeatFairnessSerializer,
+    StrengthSerializer,
+)
 from api.views.common import errors
 from arena.errors import ApplicationError
 from bots.models import Bot
-from ratings.selectors import ladder_standings, rating_history
+from ratings.selectors import (
+    ladder_standings,
+    ladder_strengths_current,
+    rating_history,
+    seat_fairness,
+)
 
 
 def _game(game: str) -> str:
@@ -62,3 +73,29 @@ class LadderHistoryView(generics.GenericAPIView[Any]):
                                    field="bot")  # fmt: skip
         changes = self.paginate_queryset(rating_history(bot_id=bot.pk))
         return self.get_paginated_response(RatingChangeSerializer(changes, many=True).data)
+
+
+class LadderStrengthView(generics.GenericAPIView[Any]):
+    permission_classes = [AllowAny]
+    serializer_class = StrengthSerializer
+
+    @extend_schema(
+        responses={200: StrengthSerializer(many=True), **errors(404)},
+        summary="Strengths with 95 % intervals (docs/ranking.md), strongest first",
+    )
+    def get(self, request: Request, game: str) -> Response:
+        rows = self.paginate_queryset(ladder_strengths_current(game=_game(game)))
+        return self.get_paginated_response(StrengthSerializer(rows, many=True).data)
+
+
+class SeatFairnessView(generics.GenericAPIView[Any]):
+    permission_classes = [AllowAny]
+    serializer_class = SeatFairnessSerializer
+    pagination_class = None
+
+    @extend_schema(
+        responses={200: SeatFairnessSerializer, **errors(404)},
+        summary="Results by seat and by position to the dealer, with 95 % intervals",
+    )
+    def get(self, request: Request, game: str) -> Response:
+        return Response(SeatFairnessSerializer(seat_fairness(game=_game(game))).data)

@@ -1,0 +1,335 @@
+"""Load on loopback: simulated users browse ladders, replays and tournaments and others upload
+bots while a tournament runs on 2 worker processes; the site is served by gunicorn.
+
+    .venv/bin/python benchmarks/load.py [--seconds 60] [--users 50] [--uploaders 5] [--bots 6]
+
+Needs PostgreSQL and Redis on loopback. It DROPS and recreates the database named by
+``LOAD_DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/arena_load``) and uses
+Redis database 14 with queues of its own. Prints requests, errors and 5xx, p50/p95/p99 latency
+per page, and the tournament's matches per minute without load and under load.
+
+``tests/platform/test_load.py`` runs :func:`run_load` for a few seconds against the test
+database (zero errors, zero 5xx; latency is never asserted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import itertools
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import quantiles
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT_SOURCE = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({"id": message["id"], "action": message["legal"][0]}), flush=True)
+"""
+
+
+@dataclass(frozen=True)
+class Uploader:
+    token: str
+    bot_id: int
+
+
+@dataclass
+class LoadReport:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: Counter[int] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)  # transport errors and unexpected statuses
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, page: str, seconds: float, status: int, expected: Sequence[int]) -> None:
+        with self.lock:
+            self.latencies[page].append(seconds)
+            self.statuses[status] += 1
+            if status not in expected:
+                self.errors.append(f"{page}: HTTP {status}")
+
+    def error(self, page: str, message: str) -> None:
+        with self.lock:
+            self.errors.append(f"{page}: {message}")
+
+    @property
+    def requests(self) -> int:
+        return sum(self.statuses.values())
+
+    @property
+    def server_errors(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status >= 500)
+
+    def table(self) -> str:
+        lines = [f"{'page':<22} {'requests':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}"]
+        for page, values in sorted(self.latencies.items()):
+            cuts = quantiles(values, n=100, method="inclusive") if len(values) > 1 else values * 99
+            p50, p95, p99 = (1000 * cuts[i] for i in (49, 94, 98))
+            lines.append(f"{page:<22} {len(values):>8} {p50:>8.0f} {p95:>8.0f} {p99:>8.0f}")
+        return "\n".join(lines)
+
+
+def browse_pages(*, game: str, tournament_ids: Sequence[int], match_ids: Sequence[int],
+                 bot_ids: Sequence[int]) -> dict[str, list[str]]:  # fmt: skip
+    """Page kind -> the URLs a browsing user picks from."""
+    return {
+        "home": ["/"],
+        "ladder page": [f"/ladder/{game}/"],
+        "ladder api": [f"/api/ladders/{game}/"],
+        "tournament page": [f"/tournaments/{t}/" for t in tournament_ids],
+        "tournament partial": [f"/tournaments/{t}/progress/" for t in tournament_ids],
+        "tournament api": [f"/api/tournaments/{t}/" for t in tournament_ids],
+        "match page": [f"/matches/{m}/" for m in match_ids],
+        "replay api": [f"/api/matches/{m}/replay/" for m in match_ids],
+        "bot page": [f"/bots/{b}/" for b in bot_ids],
+    }
+
+
+def _request(host: str, port: int, method: str, path: str, body: bytes | None = None,
+             headers: Mapping[str, str] | None = None) -> tuple[int, float]:  # fmt: skip
+    connection = http.client.HTTPConnection(host, port, timeout=60)
+    started = time.perf_counter()
+    try:
+        connection.request(method, path, body=body, headers=dict(headers or {}))
+        response = connection.getresponse()
+        response.read()
+        return response.status, time.perf_counter() - started
+    finally:
+        connection.close()
+
+
+def _multipart(data: bytes) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
+            "Content-Type: text/x-python\r\n\r\n").encode()
+    body += data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, Sequence[str]],
+             uploaders: Sequence[Uploader], think_s: float = 1.0,
+             upload_every_s: float = 5.0) -> LoadReport:  # fmt: skip
+    """``users`` threads browse ``pages`` (a random page, then ``think_s`` of reading) and each
+    uploader posts a new version of its bot every ``upload_every_s``, for ``seconds``."""
+    host, _, port = base_url.removeprefix("http://").partition(":")
+    report = LoadReport()
+    stop = time.monotonic() + seconds
+    kinds = [kind for kind, urls in pages.items() if urls]
+
+    def browse(seed: int) -> None:
+        rng = random.Random(seed)
+        while time.monotonic() < stop:
+            kind = rng.choice(kinds)
+            try:
+                status, took = _request(host, int(port), "GET", rng.choice(pages[kind]))
+                report.add(kind, took, status, (200,))
+            except OSError as err:
+                report.error(kind, f"{type(err).__name__}: {err}")
+            time.sleep(rng.uniform(0, 2 * think_s))
+
+    def upload(uploader: Uploader) -> None:
+        while time.monotonic() < stop:
+            data = f"{BOT_SOURCE}# {uuid.uuid4().hex}\n".encode()
+            body, content_type = _multipart(data)
+            headers = {"Authorization": f"Token {uploader.token}", "Content-Type": content_type}
+            try:
+                path = f"/api/bots/{uploader.bot_id}/versions/"
+                status, took = _request(host, int(port), "POST", path, body, headers)
+                report.add("upload", took, status, (201,))
+            except OSError as err:
+                report.error("upload", f"{type(err).__name__}: {err}")
+            time.sleep(upload_every_s)
+
+    threads = [threading.Thread(target=browse, args=(n,)) for n in range(users)]
+    threads += [threading.Thread(target=upload, args=(u,)) for u in uploaders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return report
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> Iterator[str]:
+    """The site under gunicorn on a free loopback port; its base URL once it answers."""
+    port = free_port()
+    log = tempfile.NamedTemporaryFile(prefix="arena-gunicorn-", suffix=".log", delete=False)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "arena.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
+         "--timeout", "120"],
+        cwd=ROOT, stdout=log, stderr=log,
+        env={**os.environ, **env, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"),
+                                                                 str(ROOT)])},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if _request("127.0.0.1", port, "GET", "/api/health/")[0] < 500:
+                    break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn did not come up:\n{Path(log.name).read_text()}")
+            time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        Path(log.name).unlink(missing_ok=True)
+
+
+def matches_per_minute(tournament: Any) -> float:
+    """Matches of the tournament per minute, from its first claim to its last record."""
+    from django.db.models import Max, Min
+
+    span = tournament.matches.aggregate(start=Min("started_at"), end=Max("finished_at"))
+    minutes = (span["end"] - span["start"]).total_seconds() / 60
+    return float(tournament.matches.count() / minutes)
+
+
+# -- the standalone benchmark ------------------------------------------------------------------
+
+
+def main() -> None:  # pragma: no cover - a benchmark, run by hand
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--uploaders", type=int, default=5)
+    parser.add_argument("--bots", type=int, default=6, help="tournament entrants")
+    parser.add_argument("--rounds", type=int, default=2, help="tournament rounds")
+    args = parser.parse_args()
+
+    database = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_load")
+    prefix = f"load-{os.getpid()}-"
+    env = {"DATABASE_URL": database, "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14",
+           "ARENA_EXECUTION": "celery", "ARENA_QUEUE_PREFIX": prefix,
+           "ARENA_UPLOADS_PER_HOUR": "0", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
+    os.environ.update(env)
+    sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+    import psycopg
+
+    name = database.rsplit("/", 1)[1]
+    with psycopg.connect(database.rsplit("/", 1)[0] + "/postgres", autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        db.execute(f'CREATE DATABASE "{name}"')
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from api.services import token_create
+    from bots.models import BotVersion
+    from bots.services import bot_create_with_version
+    from tournaments.services import tournament_create
+
+    call_command("migrate", verbosity=0)
+    home = Path(tempfile.mkdtemp(prefix="arena-load-"))
+    workers = []
+    for n in range(2):
+        folder = home / f"worker{n}"
+        folder.mkdir()
+        workers.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
+             f"--queues={','.join(prefix + q for q in ('default', 'validation', 'matches'))}",
+             f"--hostname=load{n}-{prefix}@%h", "--without-gossip", "--without-mingle"],
+            cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"),
+                                                              str(ROOT)]),
+                 "ARENA_PACKAGE_CACHE": str(folder / "cache"), "MEDIA_ROOT": str(folder)},
+        ))  # fmt: skip
+    try:
+        owner = User.objects.create(username="load-owner")
+        counter = itertools.count()
+        entrants = [
+            bot_create_with_version(
+                owner=owner, name=f"entrant{n}", game="belote", filename="bot.py",
+                chunks=[f"{BOT_SOURCE}# {n}\n".encode()],
+            ).bot
+            for n in range(args.bots)
+        ]
+        uploaders = []
+        for n in range(args.uploaders):
+            user = User.objects.create(username=f"uploader{n}")
+            version = bot_create_with_version(
+                owner=user, name="mine", game="belote", filename="bot.py",
+                chunks=[f"{BOT_SOURCE}# up{n}-{next(counter)}\n".encode()],
+            )  # fmt: skip
+            uploaders.append(Uploader(token_create(user=user, name="load")[1], version.bot_id))
+        deadline = time.monotonic() + 300
+        while BotVersion.objects.filter(status__in=["pending", "validating"]).exists():
+            if time.monotonic() > deadline:
+                raise SystemExit("validation did not finish")
+            time.sleep(0.5)
+
+        def tournament(label: str) -> Any:
+            return tournament_create(
+                created_by=owner, name=label, game="belote", bot_ids=[b.pk for b in entrants],
+                params={"target": 500}, rounds=args.rounds,
+            )  # fmt: skip
+
+        def wait(t: Any) -> None:
+            while (t.refresh_from_db() or t.status) == "running":
+                time.sleep(0.5)
+
+        quiet = tournament("without load")
+        wait(quiet)
+        pages = browse_pages(
+            game="belote", tournament_ids=[quiet.pk],
+            match_ids=list(quiet.matches.values_list("id", flat=True)),
+            bot_ids=[b.pk for b in entrants],
+        )  # fmt: skip
+        with gunicorn(env) as url:
+            loaded = tournament("under load")
+            pages["tournament page"].append(f"/tournaments/{loaded.pk}/")
+            pages["tournament partial"].append(f"/tournaments/{loaded.pk}/progress/")
+            started = time.monotonic()
+            report = run_load(url, seconds=args.seconds, users=args.users, pages=pages,
+                              uploaders=uploaders)  # fmt: skip
+            print(f"load: {time.monotonic() - started:.0f} s, {args.users} users browsing, "
+                  f"{args.uploaders} uploading, a {loaded.matches.count()}-match tournament on 2 "
+                  "workers")  # fmt: skip
+            print(report.table())
+            print(f"requests {report.requests}, errors {len(report.errors)}, "
+                  f"5xx {report.server_errors}")  # fmt: skip
+            for line in report.errors[:10]:
+                print("  ", line)
+            wait(loaded)
+        quiet_rate, loaded_rate = matches_per_minute(quiet), matches_per_minute(loaded)
+        print(f"matches per minute: {quiet_rate:.1f} without load, {loaded_rate:.1f} under load "
+              f"({100 * (loaded_rate / quiet_rate - 1):+.0f} %)")  # fmt: skip
+    finally:
+        for worker in workers:
+            worker.terminate()
+            worker.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,546 @@
+"""Ranking benchmark (issue 18): how fast and how surely ladders find the true order.
+
+In-process with the engine's agents (no sandbox, no database); the platform's own pure modules
+do the statistics: ``ratings.strength`` (Bradley–Terry / Plackett–Luce with bootstrap
+intervals), ``ratings.elo`` and ``tournaments.matchmaking``. For each game and each family of
+reference bots (``benchmarks/reference_bots.py``: five bots of known order) and each of
+``--runs`` independent runs, matches are played until the fitted order is the true order and
+every neighbour's order confidence is at least 95 % (one-sided), or until the horizon.
+Reported, as medians over runs (``>N`` when more than half the runs did not get there):
+
+- deals to that verdict with plain matches (one game, seats alternating) and with duplicate
+  sets (every rotation of the same deals), with uniformly random pairing and with the ladder's
+  uncertainty-driven matchmaking, and the ratios;
+- the score-margin calibration: per pair of neighbours, the deals a one-sided 95 % verdict on
+  the mean score margin needs, plain and duplicate;
+- coverage: the share of runs whose 95 % intervals never put a weaker bot wholly above a
+  stronger one, at each checkpoint;
+- Spearman correlation with the true order at the checkpoints (duplicate, random pairing) for
+  Elo, the Bradley–Terry / Plackett–Luce fit and openskill's Plackett–Luce.
+
+Matches are cached per (table, seed, rotation), and run ``r`` uses the same seeds for every
+mode, so the comparisons are paired. ``--svg`` writes the plot of deals against the share of
+runs with the right order for docs/ranking.md.
+
+Run: ``python benchmarks/ranking.py --quick`` (about 45 s) or without ``--quick`` (all four
+games, both families, 20 runs; 30 minutes with ``--jobs 2``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+import numpy as np  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+
+import engine  # noqa: E402
+from benchmarks.reference_bots import BotSpec, family, make_agent  # noqa: E402
+from matches.results import BotResult  # noqa: E402
+from ratings.elo import DEFAULT_CONFIG, BotRating, rate_match  # noqa: E402
+from ratings.strength import choices_from_rankings, fit, rank  # noqa: E402
+from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
+
+Table = tuple[int, ...]
+Ranked = list[tuple[int, int]]  # (bot index, place)
+
+
+@dataclass(frozen=True)
+class Setup:
+    label: str
+    game: str
+    params: dict[str, Any]
+    kind: str  # reference family: "mix" or "det"
+    horizon: int  # matches per run at most
+    checkpoints: tuple[int, ...] = (50, 200)  # coverage and Spearman, every run
+    long_checkpoint: int | None = 1000  # also, in the first ``long_runs`` runs
+    long_runs: int = 5
+    runs: int | None = None  # overrides --runs (the slowest game)
+    margin_matches: int = 150  # per neighbouring pair for the score-margin calibration
+
+
+@dataclass
+class Pool:
+    """Plays and caches games between reference bots: ``(table, seed, rotation)`` → scores per
+    table position and deals played."""
+
+    game: engine.Game
+    bots: list[BotSpec]
+    cache: dict[tuple[Table, int, int], tuple[list[float], int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        layout = list(range(self.game.num_players))
+        if self.game.teams:  # seat -> table position (team index)
+            layout = [next(t for t, team in enumerate(self.game.teams) if s in team)
+                      for s in layout]  # fmt: skip
+        self.layout = layout
+        self.rotations = self.game.duplicate_rotations()
+
+    @property
+    def size(self) -> int:
+        return max(self.layout) + 1
+
+    def play(self, table: Table, seed: int, rotation: int) -> tuple[list[float], int]:
+        key = (table, seed, rotation)
+        if key not in self.cache:
+            seat_map = self.rotations[rotation]  # seat -> engine entrant (seat it started in)
+            positions = [self.layout[entrant] for entrant in seat_map]
+            agents = [
+                make_agent(self.game.name, self.bots[table[pos]], seed_of(seed, rotation, seat))
+                for seat, pos in enumerate(positions)
+            ]
+            played = engine.play_game(self.game, agents, seed, seats=seat_map, index=rotation)
+            scores = [0.0] * self.size
+            for seat, value in enumerate(played.state.returns()):
+                scores[positions[seat]] += value
+            self.cache[key] = (scores, len(played.state.deals))
+        return self.cache[key]
+
+    def match(
+        self, table: Table, seed: int, meeting: int, duplicate: bool
+    ) -> tuple[Ranked, int, list[float]]:
+        """One match's finishing order, deals and score per table position: all rotations, or
+        the ``meeting``-th one."""
+        rotations = range(len(self.rotations)) if duplicate else [meeting % len(self.rotations)]
+        totals = [0.0] * len(table)
+        deals = 0
+        for r in rotations:
+            scores, n = self.play(table, seed, r)
+            deals += n
+            totals = [a + b for a, b in zip(totals, scores, strict=True)]
+        places = engine.placings(totals)
+        return [(bot, place) for bot, place in zip(table, places, strict=True)], deals, totals
+
+
+def seed_of(*parts: object) -> int:
+    return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=6).digest(), "big")
+
+
+@dataclass
+class Trace:
+    """One run of one schedule: results and deals after each match."""
+
+    rankings: list[Ranked] = field(default_factory=list)
+    deals: list[int] = field(default_factory=list)  # cumulative
+
+
+def confident_right_order(rankings: Sequence[Ranked], bots: int, seed: int) -> bool:
+    """Fitted order is the true one (0 strongest) and each neighbour's order is one-sided 95 %."""
+    choices = choices_from_rankings(rankings, list(range(bots)))
+    point = fit(choices)
+    if list(np.argsort(-point.theta, kind="stable")) != list(range(bots)):
+        return False
+    return rank(rankings, entrants=list(range(bots)), seed=seed).confident_order(0.95)
+
+
+def check_points(horizon: int) -> list[int]:
+    """Match counts at which the stopping rule is checked: every match up to 20, then 4 % more."""
+    points, n = [], 2
+    while n <= horizon:
+        points.append(n)
+        n = n + 1 if n < 20 else max(n + 1, int(n * 1.04))
+    return points
+
+
+def run_schedule(
+    pool: Pool,
+    setup: Setup,
+    run: int,
+    *,
+    duplicate: bool,
+    choose: Callable[[Trace], Table],
+    at_least: int = 0,
+) -> tuple[Trace, int | None]:
+    """Play matches chosen by ``choose`` until the first confident right order (and at least
+    ``at_least`` matches) or the horizon; the trace and the deals at the verdict (or None)."""
+    trace = Trace()
+    met: dict[Table, int] = {}
+    found: int | None = None
+    checks = set(check_points(setup.horizon))
+    n_bots = len(pool.bots)
+    while len(trace.rankings) < max(setup.horizon, at_least):
+        table = choose(trace)
+        k = met.get(table, 0)
+        met[table] = k + 1
+        ranked, deals, _ = pool.match(table, seed_of(setup.game, run, table, k), k, duplicate)
+        trace.rankings.append(ranked)
+        trace.deals.append((trace.deals[-1] if trace.deals else 0) + deals)
+        m = len(trace.rankings)
+        if found is None and m in checks and confident_right_order(trace.rankings, n_bots, run):
+            found = trace.deals[-1]
+        if found is not None and m >= at_least:
+            break
+    return trace, found
+
+
+def uniform_chooser(pool: Pool, run: int) -> Callable[[Trace], Table]:
+    rng = random.Random(seed_of("uniform", run))
+    tables = list(itertools.combinations(range(len(pool.bots)), pool.size))
+    return lambda _trace: rng.choice(tables)
+
+
+def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace], Table]:
+    """The ladder's scheduler: plans ``batch`` matches at a time from the current fit."""
+    rng = random.Random(seed_of("matchmaking", run))
+    planned: list[Table] = []
+
+    def choose(trace: Trace) -> Table:
+        if not planned:
+            bots = list(range(len(pool.bots)))
+            tables = [[b for b, _ in r] for r in trace.rankings]
+            games = {b: sum(b in t for t in tables) for b in bots}
+            current = fit(choices_from_rankings(trace.rankings, bots)) if trace.rankings else None
+            planned.extend(
+                tuple(sorted(t))
+                for t in plan_tables(
+                    candidates=[Candidate(b, games[b], batch) for b in bots],
+                    fit=current,
+                    meetings=meetings_of(tables),
+                    table_size=pool.size,
+                    count=batch,
+                    rng=rng,
+                )  # fmt: skip
+            )
+        return planned.pop(0)
+
+    return choose
+
+
+def intervals_hold(rankings: Sequence[Ranked], bots: int, seed: int) -> bool:
+    """No weaker bot's 95 % interval lies wholly above a stronger bot's."""
+    ranking = rank(rankings, entrants=list(range(bots)), seed=seed)
+    by_bot = {s.entrant: s for s in ranking.strengths}
+    return not any(
+        by_bot[weak].low > by_bot[strong].high
+        for strong, weak in itertools.combinations(range(bots), 2)
+    )
+
+
+def spearman_scores(rankings: Sequence[Ranked], bots: int) -> dict[str, float]:
+    """Spearman correlation of each method's order with the true one (bot 0 strongest)."""
+    from openskill.models import PlackettLuce
+
+    truth = [-b for b in range(bots)]
+    elo: dict[int, BotRating] = {}
+    model = PlackettLuce()
+    skills = {b: model.rating() for b in range(bots)}
+    for ranked in rankings:
+        rate_match(elo, [BotResult(b, 1, 0.0, place, 0) for b, place in ranked], DEFAULT_CONFIG)
+        rated = model.rate([[skills[b]] for b, _ in ranked], ranks=[place for _, place in ranked])
+        for (b, _), team in zip(ranked, rated, strict=True):
+            skills[b] = team[0]
+    pl = fit(choices_from_rankings(rankings, list(range(bots)))).theta
+    values = {
+        "elo": [elo[b].rating if b in elo else DEFAULT_CONFIG.initial for b in range(bots)],
+        "bt_pl": list(pl),
+        "openskill": [skills[b].mu for b in range(bots)],
+    }
+    return {name: float(spearmanr(truth, v)[0]) for name, v in values.items()}
+
+
+@dataclass
+class RunResult:
+    plain: int | None
+    duplicate: int | None
+    matchmaking: int | None
+    plain_matchmaking: int | None
+    coverage: dict[int, bool]
+    spearman: dict[int, dict[str, float]]
+
+
+def checkpoints_of(setup: Setup, run: int) -> list[int]:
+    long = [setup.long_checkpoint] if setup.long_checkpoint and run < setup.long_runs else []
+    return [*setup.checkpoints, *long]
+
+
+def one_run(setup: Setup, run: int) -> RunResult:
+    game = engine.load_game(setup.game, **setup.params)
+    pool = Pool(game, family(setup.kind))
+    bots = len(pool.bots)
+    uniform = uniform_chooser
+    points = checkpoints_of(setup, run)
+    _, plain_found = run_schedule(pool, setup, run, duplicate=False, choose=uniform(pool, run))
+    dup, dup_found = run_schedule(pool, setup, run, duplicate=True, choose=uniform(pool, run),
+                                  at_least=max(points))  # fmt: skip
+    _, mm_found = run_schedule(pool, setup, run, duplicate=True,
+                               choose=matchmaking_chooser(pool, run))  # fmt: skip
+    _, plain_mm_found = run_schedule(pool, setup, run, duplicate=False,
+                                     choose=matchmaking_chooser(pool, run))  # fmt: skip
+    coverage, spearman = {}, {}
+    for point in points:
+        coverage[point] = intervals_hold(dup.rankings[:point], bots, run)
+        spearman[point] = spearman_scores(dup.rankings[:point], bots)
+    return RunResult(plain_found, dup_found, mm_found, plain_mm_found, coverage, spearman)
+
+
+@dataclass
+class Margin:
+    """Deals a one-sided 95 % verdict on the mean score margin needs, per neighbouring pair."""
+
+    pair: tuple[str, str]
+    plain: float
+    duplicate: float
+
+
+def margins(setup: Setup) -> list[Margin]:
+    """The calibration of issue 18: for each neighbouring pair, ``margin_matches`` matches at
+    a table with the bots nearest to them; per-deal mean margin ``μ`` and per-deal variance
+    ``σ²`` (matches as clusters), deals needed ``(1.645 σ / μ)²``."""
+    game = engine.load_game(setup.game, **setup.params)
+    pool = Pool(game, family(setup.kind))
+    out = []
+    for a in range(len(pool.bots) - 1):
+        others = sorted((b for b in range(len(pool.bots)) if b not in (a, a + 1)),
+                        key=lambda b: (abs(b - a - 0.5), b))  # fmt: skip
+        table = tuple(sorted([a, a + 1, *others[: pool.size - 2]]))
+        needed = []
+        for duplicate in (False, True):
+            diffs, deals = [], []
+            for k in range(setup.margin_matches):
+                _, n, totals = pool.match(table, seed_of("margin", setup.game, table, k), k,
+                                          duplicate)  # fmt: skip
+                diffs.append(totals[table.index(a)] - totals[table.index(a + 1)])
+                deals.append(n)
+            mu = sum(diffs) / sum(deals)
+            var = sum((d - mu * n) ** 2 for d, n in zip(diffs, deals, strict=True)) / sum(deals)
+            needed.append(float("inf") if mu <= 0 else 1.645**2 * var / mu**2)
+        out.append(Margin((pool.bots[a].name, pool.bots[a + 1].name), needed[0], needed[1]))
+    return out
+
+
+def median_deals(values: Sequence[int | None]) -> float | None:
+    """Median with unfinished runs counted as infinite; None if the median is unfinished."""
+    ordered = sorted(values, key=lambda v: float("inf") if v is None else v)
+    middle = ordered[(len(ordered) - 1) // 2 : len(ordered) // 2 + 1]
+    if any(v is None for v in middle):
+        return None
+    return float(statistics.mean(v for v in middle if v is not None))
+
+
+def fmt(value: float | None, horizon_deals: str) -> str:
+    return f">{horizon_deals}" if value is None else f"{value:,.0f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or b == 0 or not np.isfinite(a) or not np.isfinite(b):
+        return "n/a"
+    return f"{a / b:.2f}"
+
+
+SETUPS_FULL = [
+    Setup("Belote", "belote", {}, "mix", 3000),
+    Setup("Belote", "belote", {}, "det", 3000),
+    Setup("Badugi heads-up", "badugi", {"players": 2, "hands": 10}, "mix", 3000),
+    Setup("Badugi heads-up", "badugi", {"players": 2, "hands": 10}, "det", 3000),
+    Setup("Bauer", "bauer", {}, "mix", 3000),
+    Setup("Bauer", "bauer", {}, "det", 3000),
+    # a Geronimo set is 112 deals and about 0.5 s: earlier checkpoints, fewer margin matches
+    Setup("Barbu Geronimo", "barbu", {"mode": "geronimo"}, "mix", 400, (10, 50),
+          long_checkpoint=200, margin_matches=40),
+    Setup("Barbu Geronimo", "barbu", {"mode": "geronimo"}, "det", 400, (10, 50),
+          long_checkpoint=200, margin_matches=40),
+]  # fmt: skip
+SETUPS_QUICK = [
+    Setup("Belote", "belote", {}, "mix", 400, long_checkpoint=None, margin_matches=40),
+    Setup("Badugi heads-up", "badugi", {"players": 2, "hands": 10}, "det", 400,
+          long_checkpoint=None, margin_matches=40),
+]  # fmt: skip
+
+
+def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> dict[str, Any]:
+    plain = median_deals([r.plain for r in results])
+    dup = median_deals([r.duplicate for r in results])
+    mm = median_deals([r.matchmaking for r in results])
+    plain_mm = median_deals([r.plain_matchmaking for r in results])
+    points = sorted({p for r in results for p in r.coverage})
+    coverage = {
+        point: statistics.mean(r.coverage[point] for r in results if point in r.coverage)
+        for point in points
+    }
+    measured = {point: sum(point in r.coverage for r in results) for point in points}
+    spearman = {
+        point: {
+            method: statistics.mean(
+                r.spearman[point][method] for r in results if point in r.spearman
+            )  # fmt: skip
+            for method in ("elo", "bt_pl", "openskill")
+        }
+        for point in coverage
+    }
+    return {
+        "label": setup.label, "family": setup.kind, "runs": len(results),
+        "margins": [vars(m) for m in margin],
+        "horizon": setup.horizon, "plain": plain, "duplicate": dup, "matchmaking": mm,
+        "plain_matchmaking": plain_mm,
+        "plain_matchmaking_runs": [r.plain_matchmaking for r in results],
+        "dup_over_plain": None if plain is None or dup is None else dup / plain,
+        "mm_over_uniform": None if mm is None or dup is None else mm / dup,
+        "plain_runs": [r.plain for r in results], "duplicate_runs": [r.duplicate for r in results],
+        "matchmaking_runs": [r.matchmaking for r in results],
+        "coverage": coverage, "spearman": spearman, "checkpoint_runs": measured,
+    }  # fmt: skip
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    h = f"{s['horizon']} matches"
+    print(f"\n{s['label']} — {'mixtures' if s['family'] == 'mix' else 'deterministic variants'}"
+          f" ({s['runs']} runs)")  # fmt: skip
+    print(f"  deals to the right order at 95 %: plain {fmt(s['plain'], h)}, duplicate "
+          f"{fmt(s['duplicate'], h)} (ratio {ratio(s['duplicate'], s['plain'])}); matchmaking "
+          f"{fmt(s['matchmaking'], h)} (ratio to random pairing "
+          f"{ratio(s['matchmaking'], s['duplicate'])})")  # fmt: skip
+    print(
+        f"  with matchmaking, plain {fmt(s['plain_matchmaking'], h)}: duplicate/plain "
+        f"{ratio(s['matchmaking'], s['plain_matchmaking'])}"
+    )
+    kinds = ("plain", "duplicate", "matchmaking", "plain_matchmaking")
+    done = {k: sum(v is not None for v in s[f"{k}_runs"]) for k in kinds}
+    print(
+        f"  runs reaching it: plain {done['plain']}, duplicate {done['duplicate']}, "
+        f"matchmaking {done['matchmaking']} (plain {done['plain_matchmaking']}) "
+        f"of {s['runs']}"
+    )
+    for m in s["margins"]:
+        print(f"  score-margin verdict {m['pair'][0]} > {m['pair'][1]}: plain {m['plain']:,.0f} "
+              f"deals, duplicate {m['duplicate']:,.0f} (ratio "
+              f"{ratio(m['duplicate'], m['plain'])})")  # fmt: skip
+    for point, share in s["coverage"].items():
+        rho = s["spearman"][point]
+        runs = s["checkpoint_runs"][point]
+        print(f"  after {point:>5} matches ({runs} runs): intervals hold the true order in "
+              f"{share:.0%};"
+              f" Spearman Elo {rho['elo']:.3f}, BT/PL {rho['bt_pl']:.3f},"
+              f" openskill {rho['openskill']:.3f}")  # fmt: skip
+
+
+CURVES = (  # summary key, legend, colour, dash
+    ("plain_runs", "plain, random pairing", "#7f7f7f", "6,4"),
+    ("duplicate_runs", "duplicate, random pairing", "#1f77b4", ""),
+    ("matchmaking_runs", "duplicate, matchmaking", "#d62728", ""),
+)
+
+
+def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
+    """One panel per setup: deals played (log scale) against the share of runs whose order was
+    right at 95 % by then, for plain and duplicate play and for matchmaking."""
+    columns, panel_w, panel_h, pad = 2, 330, 190, 46
+    rows = (len(summaries) + columns - 1) // columns
+    width, height = columns * panel_w + 20, rows * panel_h + 60
+    finite = [v for s in summaries for key, *_ in CURVES for v in s[key] if v is not None]
+    if not finite:
+        return
+    lo, hi = np.log10(max(1.0, min(finite) * 0.8)), np.log10(max(finite) * 1.1)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           'font-family="sans-serif" font-size="11">',
+           '<rect width="100%" height="100%" fill="white"/>']  # fmt: skip
+    for k, (_, legend, colour, dash) in enumerate(CURVES):
+        lx = 20 + 210 * k
+        out.append(f'<line x1="{lx}" x2="{lx + 26}" y1="16" y2="16" stroke="{colour}" '
+                   f'stroke-width="2" stroke-dasharray="{dash or "none"}"/>'
+                   f'<text x="{lx + 32}" y="20">{legend}</text>')  # fmt: skip
+    for i, s in enumerate(summaries):
+        ox, oy = 10 + (i % columns) * panel_w, 40 + (i // columns) * panel_h
+        x0, x1, y0, y1 = ox + pad, ox + panel_w - 12, oy + panel_h - 36, oy + 18
+
+        def x(v: float, x0: float = x0, x1: float = x1) -> float:
+            return float(x0 + (np.log10(v) - lo) / (hi - lo) * (x1 - x0))
+
+        def y(p: float, y0: float = y0, y1: float = y1) -> float:
+            return y0 + p * (y1 - y0)
+
+        family_name = "mixtures" if s["family"] == "mix" else "deterministic variants"
+        out.append(f'<text x="{x0}" y="{oy + 10}" font-weight="bold">{s["label"]}, '
+                   f'{family_name} ({s["runs"]} runs)</text>')  # fmt: skip
+        out.append(
+            f'<rect x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}" '
+            'fill="none" stroke="#999"/>'
+        )
+        for p in (0.5, 1.0):
+            out.append(f'<line x1="{x0}" x2="{x1}" y1="{y(p):.1f}" y2="{y(p):.1f}" '
+                       f'stroke="#ddd"/><text x="{x0 - 4}" y="{y(p) + 4:.1f}" '
+                       f'text-anchor="end">{p:.0%}</text>')  # fmt: skip
+        decade = 10 ** int(np.floor(lo))
+        while np.log10(decade) <= hi:
+            if np.log10(decade) >= lo:
+                out.append(f'<line x1="{x(decade):.1f}" x2="{x(decade):.1f}" y1="{y0}" '
+                           f'y2="{y1}" stroke="#eee"/><text x="{x(decade):.1f}" '
+                           f'y="{y0 + 13}" text-anchor="middle">{decade:,}</text>')  # fmt: skip
+            decade *= 10
+        out.append(f'<text x="{(x0 + x1) / 2}" y="{y0 + 26}" text-anchor="middle">deals</text>')
+        for key, _, colour, dash in CURVES:
+            runs = s[key]
+            done = sorted(v for v in runs if v is not None)
+            points: list[tuple[float, float]] = [(float(x0), y(0.0))]
+            for k, v in enumerate(done, start=1):
+                points += [(x(v), points[-1][1]), (x(v), y(k / len(runs)))]
+            points.append((x1, points[-1][1]))
+            line = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+            out.append(
+                f'<polyline points="{line}" fill="none" stroke="{colour}" '
+                f'stroke-width="1.6" stroke-dasharray="{dash or "none"}"/>'
+            )
+    out.append("</svg>")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="two setups, 5 runs: < 2 minutes")
+    parser.add_argument("--runs", type=int, help="runs per setup (default 20, quick 5)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--only", help="only setups whose game contains this text")
+    parser.add_argument("--json", type=Path, help="write the summaries here")
+    parser.add_argument("--svg", type=Path, help="write the deals→right-order plot here")
+    parser.add_argument("--plot-from", type=Path, nargs="+", metavar="JSON",
+                        help="only redraw --svg from summaries written by --json")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.plot_from:
+        if not args.svg:
+            parser.error("--plot-from needs --svg")
+        saved = {(s["label"], s["family"]): s for f in args.plot_from
+                 for s in json.loads(f.read_text())}  # later files win  # fmt: skip
+        cdf_svg(list(saved.values()), args.svg)
+        return 0
+    setups = SETUPS_QUICK if args.quick else SETUPS_FULL
+    if args.only:
+        setups = [s for s in setups if args.only in s.game]
+    runs = args.runs or (5 if args.quick else 20)
+    started = time.perf_counter()
+    summaries = []
+    with ProcessPoolExecutor(max_workers=args.jobs) as executor:
+        margin_jobs = [executor.submit(margins, setup) for setup in setups]
+        futures = {
+            (i, r): executor.submit(one_run, setup, r)
+            for i, setup in enumerate(setups)
+            for r in range(setup.runs or runs)
+        }
+        for i, setup in enumerate(setups):
+            results = [futures[i, r].result() for r in range(setup.runs or runs)]
+            summary = summarise(setup, results, margin_jobs[i].result())
+            summaries.append(summary)
+            print_summary(summary)
+            sys.stdout.flush()
+    print(f"\n{time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(summaries, indent=1, default=str) + "\n")
+    if args.svg:
+        cdf_svg(summaries, args.svg)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,89 @@
+"""Reference bots of known strength order for the ranking benchmark (in-process engine agents).
+
+Two families per game, each ordered strongest first by construction:
+
+- **Mixtures** ``mix(p)``: at each decision, with probability ``p`` the engine's heuristic move,
+  otherwise a uniformly random legal move (its own seeded generator). Their own random moves
+  add noise that no duplicate deal can cancel.
+- **Deterministic variants** ``det(p)``: the same mixture, but the coin is a hash of what the
+  bot sees (its observation and the legal moves), so each variant is a fixed function of its
+  situation. All variants share the hash: wherever ``det(0.5)`` keeps the heuristic move so do
+  ``det(0.75)`` and ``det(1.0)``, so each variant is the one above it with more of its decisions
+  switched off; ``det(0)`` plays a hash-chosen legal move everywhere. Two copies of one variant
+  play identically, so a duplicate set between them always ends exactly level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import engine
+
+MIXTURE_PS = (1.0, 0.75, 0.5, 0.25, 0.0)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    kind: str  # "mix" or "det"
+    p: float
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}({self.p:g})"
+
+
+def family(kind: str) -> list[BotSpec]:
+    """The five bots of a family, strongest first."""
+    return [BotSpec(kind, p) for p in MIXTURE_PS]
+
+
+class MixtureAgent(engine.Agent):
+    """The heuristic move with probability ``p``, else a random legal one."""
+
+    def __init__(self, game: str, p: float, seed: int) -> None:
+        self._heuristic = engine.make_agent(game, "heuristic", seed)
+        self._p = p
+        self._rng = random.Random(seed)
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._heuristic.start(info)
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        if self._rng.random() < self._p:
+            return self._heuristic.act(observation, legal)
+        return legal[int(self._rng.random() * len(legal))]
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self._heuristic.finish(result)
+
+
+class HashedMixtureAgent(engine.Agent):
+    """The heuristic move unless the decision's hash says otherwise: deterministic."""
+
+    def __init__(self, game: str, p: float) -> None:
+        self._heuristic = engine.make_agent(game, "heuristic", 0)
+        self._p = p
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._heuristic.start(info)
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        digest = hashlib.blake2b(repr((observation, legal)).encode(), digest_size=16).digest()
+        coin = int.from_bytes(digest[:8], "big") / 2**64
+        if coin < self._p:
+            return self._heuristic.act(observation, legal)
+        return legal[int.from_bytes(digest[8:], "big") % len(legal)]
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self._heuristic.finish(result)
+
+
+def make_agent(game: str, spec: BotSpec, seed: int) -> engine.Agent:
+    if spec.kind == "mix":
+        return MixtureAgent(game, spec.p, seed)
+    if spec.kind == "det":
+        return HashedMixtureAgent(game, spec.p)
+    raise ValueError(f"unknown reference bot kind {spec.kind!r}")

@@ -1,0 +1,183 @@
+"""Uncertainty-driven matchmaking (pure and through the ladder scheduler) and duplicate play as
+the default: every rotation present, the same decks in each."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from django.test import override_settings
+from pytest_django import DjangoCaptureOnCommitCallbacks
+
+import engine
+from bots.models import Bot, BotVersion
+from matches.models import Match, MatchOrigin
+from ratings.services import ladder_for_game
+from ratings.strength import Fit, choices_from_rankings, fit
+from tests.platform.factories import active_bot, finished_match
+from tournaments import matchmaking
+from tournaments.matchmaking import (
+    NEW_VERSION_GAMES,
+    Candidate,
+    meetings_of,
+    order_uncertainty,
+    pair_key,
+    plan_tables,
+)
+from tournaments.services import ladder_schedule, tournament_create
+
+SETTLED = NEW_VERSION_GAMES + 10
+
+
+def settled(*bots: int, capacity: int = 10) -> list[Candidate]:
+    return [Candidate(b, SETTLED, capacity) for b in bots]
+
+
+def flat_fit(n: int) -> Fit[int]:
+    """Every bot equal and equally uncertain."""
+    return Fit(tuple(range(n)), np.zeros(n), np.eye(n))
+
+
+# -- pure --------------------------------------------------------------------------------------
+
+
+def test_order_uncertainty_is_the_normal_tail_of_the_standardised_gap() -> None:
+    result = Fit((7, 8), np.array([0.5, -0.5]), np.eye(2) * 0.5)  # Var(Δ) = 1
+    assert order_uncertainty(result, 7, 8) == pytest.approx(0.5 * math.erfc(1 / math.sqrt(2)))
+    assert order_uncertainty(result, 7, 9) == 0.5  # 9 has no result yet
+    assert order_uncertainty(None, 7, 8) == 0.5
+
+
+def test_the_pair_with_overlapping_intervals_plays_first() -> None:
+    # 0 and 1 split their games; both beat 2 almost always
+    rankings = [[(0, 1), (1, 2)], [(0, 2), (1, 1)]] * 6
+    rankings += [[(0, 1), (2, 2)]] * 11 + [[(0, 2), (2, 1)]]
+    rankings += [[(1, 1), (2, 2)]] * 11 + [[(1, 2), (2, 1)]]
+    current = fit(choices_from_rankings(rankings))
+    met = meetings_of([[b for b, _ in r] for r in rankings])
+    assert met[pair_key(0, 1)] == 12
+    for seed in range(5):
+        tables = plan_tables(candidates=settled(0, 1, 2), fit=current, meetings=met,
+                             table_size=2, count=1, rng=random.Random(seed))  # fmt: skip
+        assert sorted(tables[0]) == [0, 1]
+
+
+def test_among_equally_uncertain_pairs_the_least_met_plays_first() -> None:
+    met = Counter({pair_key(a, b): 5 for a in range(4) for b in range(a + 1, 4)})
+    met[pair_key(0, 1)] = 20
+    met[pair_key(2, 3)] = 1
+    tables = plan_tables(candidates=settled(0, 1, 2, 3), fit=flat_fit(4), meetings=met,
+                         table_size=2, count=1, rng=random.Random(0))  # fmt: skip
+    assert sorted(tables[0]) == [2, 3]
+
+
+def test_matches_planned_in_the_same_call_count_as_meetings() -> None:
+    met = Counter({pair_key(a, b): 100 for a in range(4) for b in range(a + 1, 4)})
+    met[pair_key(0, 1)] = met[pair_key(2, 3)] = 0
+    for seed in range(5):
+        tables = plan_tables(candidates=settled(0, 1, 2, 3), fit=flat_fit(4), meetings=met,
+                             table_size=2, count=2, rng=random.Random(seed))  # fmt: skip
+        assert sorted(sorted(t) for t in tables) == [[0, 1], [2, 3]]
+
+
+def test_a_new_version_gets_its_first_games_at_once_within_its_capacity() -> None:
+    candidates = [*settled(1, 2, 3, 4, 5), Candidate(9, 0, 2)]
+    tables = plan_tables(candidates=candidates, fit=flat_fit(5), meetings={}, table_size=4,
+                         count=4, rng=random.Random(3))  # fmt: skip
+    assert [9 in t for t in tables] == [True, True, False, False]
+    assert all(len(set(t)) == 4 for t in tables)
+
+
+@pytest.mark.parametrize("scored", [5_000, 0], ids=["every-table-scored", "grown-from-a-pair"])
+def test_tables_gather_the_most_uncertain_bots_and_respect_capacity(
+    scored: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(matchmaking, "MAX_TABLES_SCORED", scored)
+    theta = np.array([3.0, 0.1, 0.0, -0.1, -3.0])
+    result = Fit(tuple(range(5)), theta, np.eye(5) * 0.05)
+    tables = plan_tables(candidates=settled(0, 1, 2, 3, 4, capacity=1), fit=result,
+                         meetings={}, table_size=3, count=3, rng=random.Random(1))  # fmt: skip
+    assert [sorted(t) for t in tables] == [[1, 2, 3]]  # then too few free bots for a table
+
+
+def test_a_table_size_below_two_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least two"):
+        plan_tables(candidates=settled(1, 2), fit=None, meetings={}, table_size=1, count=1,
+                    rng=random.Random(0))  # fmt: skip
+
+
+# -- through the ladder scheduler ----------------------------------------------------------------
+
+
+def current(bot: Bot) -> BotVersion:
+    assert bot.current_version is not None
+    return bot.current_version
+
+
+@pytest.mark.django_db
+@override_settings(ARENA_LADDER_QUEUE_DEPTH=2)
+def test_the_ladder_schedules_duplicate_matches_between_the_uncertain_neighbours(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    top, close, far = (active_bot("badugi") for _ in range(3))
+    for k in range(12):  # top and close split evenly; both always beat far
+        winner, loser = (top, close) if k % 2 else (close, top)
+        finished_match("badugi", [current(winner), current(loser)], [1, 2], minutes_ago=60)
+        finished_match("badugi", [current(top), current(far)], [1, 2], minutes_ago=60)
+        finished_match("badugi", [current(close), current(far)], [1, 2], minutes_ago=60)
+    ladder = ladder_for_game(game="badugi")
+    from ratings.services import ladder_apply_ratings
+
+    ladder_apply_ratings(ladder_id=ladder.pk)
+    with django_capture_on_commit_callbacks():
+        created = ladder_schedule(ladder=ladder, rng=random.Random(4))
+    assert len(created) == 2
+    for match in created:
+        assert match.origin == MatchOrigin.LADDER and match.duplicate
+        assert set(match.seats.values_list("bot_id", flat=True)) == {top.pk, close.pk}
+
+
+@pytest.mark.django_db
+def test_tournaments_and_the_ladder_play_duplicate_sets_by_default(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    bots = [active_bot("belote") for _ in range(3)]
+    with django_capture_on_commit_callbacks():
+        tournament = tournament_create(created_by=bots[0].owner, name="t", game="belote",
+                                       bot_ids=[b.pk for b in bots])  # fmt: skip
+    assert tournament.duplicate
+    assert all(m.duplicate for m in Match.objects.filter(tournament=tournament))
+    assert ladder_for_game(game="belote").duplicate
+
+
+# -- duplicate sets in the engine: every rotation, the same decks ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "rotations"),
+    [
+        ("belote", {}, 2),
+        ("bauer", {"start_points": 3}, 2),
+        ("barbu", {}, 4),
+        ("badugi", {"players": 2, "hands": 6}, 2),
+        ("badugi", {"players": 3, "hands": 6}, 3),
+    ],
+)
+def test_a_duplicate_set_plays_every_rotation_with_the_same_decks(
+    game: str, params: dict[str, int], rotations: int
+) -> None:
+    rules = engine.load_game(game, **params)
+    agents = [engine.make_agent(game, "heuristic", seed=s) for s in range(rules.num_players)]
+    result = engine.run_match(rules, None, agents, seed=11, duplicate=True)
+    assert len(result.games) == rotations
+    sides = [tuple(sorted({g.seats[s] % (2 if rules.teams else rules.num_players)
+                           for g in result.games})) for s in range(rules.num_players)]  # fmt: skip
+    # every seat held by every entrant (team games: by both sides)
+    assert all(len(s) == (2 if rules.teams else rules.num_players) for s in sides)
+    first = result.games[0].state.deals[0]
+    for play in result.games[1:]:
+        deal = play.state.deals[0]
+        assert deal.deck == first.deck and deal.dealer == first.dealer

@@ -1,0 +1,211 @@
+"""Bradley–Terry / Plackett–Luce strengths: fits checked by hand, ties, the prior, bootstrap
+determinism, and the ladder selectors on recorded matches."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from bots.models import Bot, BotVersion
+from ratings.selectors import ladder_strengths, match_rankings
+from ratings.strength import (
+    ELO_PER_NATURAL,
+    StrengthError,
+    choices_from_rankings,
+    fit,
+    fit_rankings,
+    rank,
+)
+from tests.platform.factories import active_bot, finished_match
+
+A_WINS_TWO_OF_THREE = [[("a", 1), ("b", 2)], [("a", 1), ("b", 2)], [("a", 2), ("b", 1)]]
+# A wins two tables, B and C one each and never differ otherwise: w_A = 1 + √5 when w_B = w_C
+# = 1 (d/da log[a⁴ / ((a+2)⁴ (a+1)²)] = 0  ⇔  a² − 2a − 4 = 0)
+THREE_TABLES = [
+    [("A", 1), ("B", 2), ("C", 3)],
+    [("A", 1), ("C", 2), ("B", 3)],
+    [("B", 1), ("A", 2), ("C", 3)],
+    [("C", 1), ("A", 2), ("B", 3)],
+]
+
+
+def difference(rankings: list[list[tuple[str, int]]], a: int, b: int, alpha: float = 0.0) -> float:
+    result = fit(choices_from_rankings(rankings), alpha=alpha)
+    return float(result.theta[a] - result.theta[b])
+
+
+# -- the fits, by hand ---------------------------------------------------------------------------
+
+
+def test_bradley_terry_two_wins_in_three_give_odds_of_two() -> None:
+    assert difference(A_WINS_TWO_OF_THREE, 0, 1) == pytest.approx(math.log(2.0), abs=1e-9)
+
+
+def test_a_heads_up_tie_is_half_a_win_each() -> None:
+    # a win and a tie: 1.5 wins against 0.5, odds of 3
+    rankings = [[("a", 1), ("b", 2)], [("a", 1), ("b", 1)]]
+    assert difference(rankings, 0, 1) == pytest.approx(math.log(3.0), abs=1e-9)
+
+
+def test_plackett_luce_on_three_seat_tables_matches_the_closed_form() -> None:
+    result = fit(choices_from_rankings(THREE_TABLES), alpha=0.0)
+    assert math.exp(result.theta[0] - result.theta[1]) == pytest.approx(1 + math.sqrt(5), 1e-9)
+    assert result.theta[1] == pytest.approx(result.theta[2], abs=1e-9)
+    assert result.theta.sum() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_tie_on_a_table_counts_as_half_of_each_order() -> None:
+    tied = [[("A", 1), ("B", 2), ("C", 2)], [("C", 1), ("B", 2), ("A", 3)]]
+    split = [
+        [("A", 1), ("B", 2), ("C", 3)], [("A", 1), ("C", 2), ("B", 3)],
+        [("C", 1), ("B", 2), ("A", 3)], [("C", 1), ("B", 2), ("A", 3)],
+    ]  # fmt: skip
+    halves = choices_from_rankings(tied)
+    doubled = choices_from_rankings(split)
+    assert fit(halves, alpha=0.0).theta == pytest.approx(fit(doubled, alpha=0.0).theta, abs=1e-9)
+
+
+def test_a_three_way_tie_weights_every_choice_by_its_share_of_the_orders() -> None:
+    choices = choices_from_rankings([[("A", 1), ("B", 1), ("C", 1)]])
+    weights = choices.weights.toarray()[0]
+    by_size: dict[int, list[float]] = {}
+    for u, w in enumerate(weights):
+        by_size.setdefault(int(choices.mask[u].sum()), []).append(float(w))
+    # first choice: each of 3 with weight 1/3; second: each (first, x) pair 1/6
+    assert sorted(by_size[3]) == pytest.approx([1 / 3] * 3)
+    assert sorted(by_size[2]) == pytest.approx([1 / 6] * 6)
+
+
+def test_an_unbeaten_bot_is_finite_under_the_prior_and_the_prior_shrinks_it() -> None:
+    rankings = [[("a", 1), ("b", 2)]] * 3
+    weak = difference(rankings, 0, 1, alpha=0.01)
+    strong = difference(rankings, 0, 1, alpha=1.0)
+    assert math.isfinite(weak) and weak > strong > 0
+    # the penalised optimum: 3·σ(−Δ) = α·Δ/2 with Δ = θa − θb and θa = −θb = Δ/2
+    assert 3 / (1 + math.exp(strong)) == pytest.approx(1.0 * strong / 2, abs=1e-9)
+
+
+def test_fit_rankings_is_none_without_matches() -> None:
+    assert fit_rankings([]) is None
+
+
+@pytest.mark.parametrize(
+    ("rankings", "message"),
+    [
+        ([[("a", 1)]], "fewer than two"),
+        ([[("a", 1), ("a", 2)]], "twice"),
+    ],
+)
+def test_malformed_matches_are_refused(rankings: list[list[tuple[str, int]]], message: str) -> None:
+    with pytest.raises(StrengthError, match=message):
+        choices_from_rankings(rankings)
+
+
+def test_entrants_outside_the_given_list_are_refused() -> None:
+    with pytest.raises(StrengthError, match="not among the entrants"):
+        choices_from_rankings([[("a", 1), ("z", 2)]], entrants=["a", "b"])
+
+
+def test_the_laplace_covariance_matches_the_binomial_variance() -> None:
+    # n games at p = 2/3: Var(Δ̂) = 1 / (n p (1 − p))
+    result = fit(choices_from_rankings(A_WINS_TWO_OF_THREE * 10), alpha=0.0)
+    assert result.difference_sd(0, 1) ** 2 == pytest.approx(1 / (30 * 2 / 9), rel=1e-6)
+
+
+# -- bootstrap intervals -----------------------------------------------------------------------
+
+
+def noisy_ladder(seed: int) -> list[list[tuple[int, int]]]:
+    rng = np.random.default_rng(seed)
+    rankings = []
+    for _ in range(300):
+        a, b = (int(x) for x in rng.choice(4, 2, replace=False))
+        a_wins = rng.random() < 1 / (1 + math.exp(b - a))  # bot 3 strongest
+        rankings.append([(a, 1 if a_wins else 2), (b, 2 if a_wins else 1)])
+    return rankings
+
+
+def test_the_bootstrap_is_deterministic_for_a_seed_and_varies_with_it() -> None:
+    rankings = noisy_ladder(1)
+    first, again = rank(rankings, seed=7, resamples=50), rank(rankings, seed=7, resamples=50)
+    other = rank(rankings, seed=8, resamples=50)
+    assert first == again
+    assert [s.low for s in first.strengths] != [s.low for s in other.strengths]
+    assert [s.strength for s in first.strengths] == [s.strength for s in other.strengths]
+
+
+def test_intervals_contain_the_estimate_and_order_the_clear_cases() -> None:
+    ranking = rank(noisy_ladder(2), seed=1, resamples=100)
+    assert [s.entrant for s in ranking.strengths] == [3, 2, 1, 0]
+    for s in ranking.strengths:
+        assert s.low <= s.strength <= s.high
+        assert s.matches > 100
+    assert sum(s.strength for s in ranking.strengths) / 4 == pytest.approx(1500.0)
+    # one natural-log unit apart: about 174 Elo points between neighbours
+    gaps = [a.strength - b.strength for a, b in itertools.pairwise(ranking.strengths)]
+    assert all(0.4 * ELO_PER_NATURAL < g < 1.8 * ELO_PER_NATURAL for g in gaps)
+    assert all(c > 0.9 for c in ranking.order_confidence)
+
+
+@pytest.mark.parametrize(("wins", "verdict"), [(2, False), (4, False), (8, True), (20, True)])
+def test_a_one_sided_record_needs_enough_matches_for_a_verdict(wins: int, verdict: bool) -> None:
+    # every bootstrap resample of k wins in k matches is k wins: the normal bound decides
+    ranking = rank([[("a", 1), ("b", 2)]] * wins, seed=1, resamples=50)
+    assert ranking.confident_order() is verdict
+    assert 0.5 < ranking.order_confidence[0] < 1.0
+
+
+def test_single_strength_variances_leave_out_the_common_shift() -> None:
+    result = fit(choices_from_rankings(THREE_TABLES * 5))
+    assert result.covariance.sum(axis=1) == pytest.approx(np.zeros(3), abs=1e-12)
+    assert result.covariance[1, 1] == pytest.approx(result.covariance[2, 2])
+
+
+def test_equal_bots_are_statistically_tied() -> None:
+    rankings = [[("a", 1), ("b", 2)], [("a", 2), ("b", 1)]] * 20
+    ranking = rank(rankings, seed=3, resamples=100)
+    assert ranking.tied_with_next(0)
+    assert 0.2 < ranking.order_confidence[0] < 0.8
+    assert not ranking.confident_order()
+
+
+# -- the selectors on recorded matches ----------------------------------------------------------
+
+
+def current(bot: Bot) -> BotVersion:
+    assert bot.current_version is not None
+    return bot.current_version
+
+
+@pytest.mark.django_db
+def test_ladder_strengths_ranks_recorded_matches_with_intervals() -> None:
+    strong, middle, weak = (active_bot("badugi") for _ in range(3))
+    order = [strong, middle, weak]
+    for round_ in range(12):
+        for i, j in ((0, 1), (1, 2), (0, 2)):
+            upset = round_ % 4 == 0 and j - i == 1  # the odd upset between neighbours
+            winner, loser = (order[j], order[i]) if upset else (order[i], order[j])
+            finished_match("badugi", [current(winner), current(loser)], [1, 2])
+    rows = ladder_strengths(game="badugi", resamples=60, seed=5)
+    assert [r.bot_id for r in rows] == [strong.pk, middle.pk, weak.pk]
+    assert [r.rank for r in rows] == [1, 2, 3]
+    assert rows[0].owner == strong.owner.username and rows[0].bot == strong.name
+    assert all(r.matches == 24 for r in rows)
+    assert all(r.low <= r.strength <= r.high for r in rows)
+    assert rows[-1].above_next is None and not rows[-1].tied_with_next
+    assert rows[0].above_next is not None and rows[0].above_next > 0.5
+    assert ladder_strengths(game="badugi", resamples=60, seed=5) == rows
+
+
+@pytest.mark.django_db
+def test_match_rankings_merge_team_seats_and_rank_faulted_bots_last() -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    finished_match("belote", [current(a), current(b)], [1, 2], minutes_ago=5)
+    finished_match("belote", [current(a), current(b)], [1, 2], faults=["timeout", ""])
+    first, second = match_rankings(game="belote")
+    assert first == [(a.pk, 1), (b.pk, 2)]  # one entry per team, oldest match first
+    assert dict(second)[a.pk] > dict(second)[b.pk]  # the faulted team ranks last
+    assert ladder_strengths(game="bauer") == []
