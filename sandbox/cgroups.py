@@ -213,9 +213,14 @@ class Backend(ABC):
             raise CgroupUnavailable(f"cannot create the bot's {self.name} group: {err}") from err
 
     def sweep(self) -> None:
+        """Remove the groups of dead workers; a group that cannot be removed is logged and left
+        (it must never stop this worker from making its own)."""
         for name in self._names():
             if _stale(name):
-                self._group(name).destroy(timeout=5.0)
+                try:
+                    self._group(name).destroy(timeout=5.0)
+                except OSError as err:
+                    log.error("cannot remove the stale sandbox cgroup %s: %s", name, err)
 
     @abstractmethod
     def _names(self) -> list[str]:
@@ -360,7 +365,9 @@ class V1Group(BotGroup):
         return int(_read(self.dirs["memory"] / "memory.max_usage_in_bytes"))
 
     def _empty(self) -> bool:
-        return not any(_read(path).strip() for path in self.procs_files)
+        # a dead worker's memory group may sit in a memory hierarchy this process cannot see
+        # (each worker's own memory group is the parent): the visible controllers decide
+        return not any(_read(path).strip() for path in self.procs_files if path.exists())
 
     def _directories(self) -> tuple[Path, ...]:
         return tuple(self.dirs.values())

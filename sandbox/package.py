@@ -16,6 +16,7 @@ Manifest (``bot.toml``; ``bot.json`` takes the same keys)::
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -132,7 +133,12 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
         elif zipfile.is_zipfile(source):
             try:
                 _unpack_zip(source, root, caps)
-            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as err:
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError,
+                    OSError) as err:  # fmt: skip
+                # EINVAL: a damaged directory put a member's offset before the file's start;
+                # any other OSError is the disk's or the system's, not the archive's
+                if isinstance(err, OSError) and err.errno != errno.EINVAL:
+                    raise
                 raise BotPackageError(f"the archive is damaged or unsupported: {err}") from None
             root_with_manifest = _manifest_root(root)
             manifest = _read_manifest(root_with_manifest)

@@ -19,6 +19,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
@@ -233,6 +234,27 @@ def _validation_failed(version: BotVersion, error: str) -> None:
     )  # fmt: skip
     if retry:
         _enqueue_validation(version.pk, countdown_s=30)
+
+
+def botversions_redispatch(*, now: Any = None) -> int:
+    """Send again the validation of versions ``pending`` for longer than
+    ``ARENA_MATCH_REDISPATCH_S`` (a broker restart without persistence loses queued messages);
+    how many. A pending version's ``deadline`` says when it may be re-sent next, so a backlog is
+    re-sent once per period; a message that was not lost after all only makes a claim that
+    changes nothing."""
+    now = now or timezone.now()
+    period = timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    due = Q(deadline__isnull=True, created_at__lt=now - period) | Q(deadline__lt=now)
+    with transaction.atomic():
+        ids = list(
+            BotVersion.objects.select_for_update(skip_locked=True)
+            .filter(due, status=BotVersionStatus.PENDING)
+            .values_list("id", flat=True)
+        )
+        BotVersion.objects.filter(pk__in=ids).update(deadline=now + period)
+        for version_id in ids:
+            _enqueue_validation(version_id)
+    return len(ids)
 
 
 def botversions_reap(*, now: Any = None) -> int:

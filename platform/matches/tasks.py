@@ -13,11 +13,12 @@ def run_match_task(self: Task[[int], None], match_id: int) -> None:
 @shared_task(name="arena.matches.reap")
 def reap_task() -> None:
     """Periodic: recover matches, validations and ratings whose worker or message was lost."""
-    from bots.services import botversions_reap
+    from bots.services import botversions_reap, botversions_redispatch
     from matches.services import matches_reap, matches_redispatch
     from ratings.services import ladders_rate_overdue
 
     matches_reap()
     matches_redispatch()
     botversions_reap()
+    botversions_redispatch()
     ladders_rate_overdue()

@@ -8,6 +8,7 @@ recomputation replays the matches in ``rating_seq`` order through the same pure 
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,12 +17,15 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.results import BotResult, SeatResult, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
 from ratings.models import Ladder, Rating, RatingChange, RatingRequest
+
+log = logging.getLogger(__name__)
 
 BATCH = 500
 
@@ -60,7 +64,11 @@ def _request_rating(ladder_id: int) -> None:
 
     requests = RatingRequest.objects.filter(ladder_id=ladder_id)
     if requests.filter(requested=False).update(requested=True):
-        apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
+        try:
+            apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
+        except KombuOperationalError:  # the broker is down: the next match (or the overdue
+            requests.update(requested=False)  # pass) asks again; the flag must not stay set
+            log.warning("could not queue the ratings of ladder %s: broker unreachable", ladder_id)
     elif not requests.exists():  # a ladder made before its request row (fixtures, the admin)
         _, created = RatingRequest.objects.get_or_create(ladder_id=ladder_id,
                                                          defaults={"requested": True})  # fmt: skip

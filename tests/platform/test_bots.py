@@ -122,3 +122,30 @@ def test_a_lost_validation_goes_back_to_pending_and_is_retried() -> None:
     version.refresh_from_db()  # inline: the retry ran at once
     assert version.status == BotVersionStatus.ACTIVE
     assert version.attempts == 2
+
+
+def test_a_pending_validation_whose_message_was_lost_is_sent_again_once_per_period(
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    import bots.services
+
+    sent: list[int] = []
+    monkeypatch.setattr(bots.services, "_enqueue_validation", sent.append)
+    bot = BotFactory(game="barbu")
+    lost = add_version(bot, status=BotVersionStatus.PENDING)
+    fresh = add_version(bot, status=BotVersionStatus.PENDING)
+    period = timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    BotVersion.objects.filter(pk=lost.pk).update(created_at=timezone.now() - 2 * period)
+    now = timezone.now()
+    assert bots.services.botversions_redispatch(now=now) == 1
+    assert sent == [lost.pk]  # the fresh one's message may still be on its way
+    assert bots.services.botversions_redispatch(now=now + period / 2) == 0  # once per period
+    later = now + period * 2
+    assert bots.services.botversions_redispatch(now=later) == 2  # both now overdue
+    assert sorted(sent[1:]) == sorted([lost.pk, fresh.pk])

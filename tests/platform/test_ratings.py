@@ -66,8 +66,10 @@ def test_bot_results_merge_partner_seats_and_faults() -> None:
     seats = [SeatResult(7, 1, 80.0, 1, False), SeatResult(8, 2, 20.0, 3, False),
              SeatResult(7, 1, 80.0, 1, True), SeatResult(8, 2, 20.0, 3, False)]  # fmt: skip
     merged = bot_results(seats)
-    assert [(r.bot, r.place, r.faults, r.score) for r in merged] == [(7, 1, 1, 80.0),
-                                                                     (8, 3, 0, 20.0)]
+    assert [(r.bot, r.place, r.faults, r.score) for r in merged] == [
+        (7, 1, 1, 80.0),
+        (8, 3, 0, 20.0),
+    ]
     assert merged[0].rank > merged[1].rank  # the faulted team ranks last
 
 
@@ -190,6 +192,28 @@ def test_one_rating_task_is_queued_while_one_is_pending(monkeypatch: pytest.Monk
     assert ladder_apply_ratings(ladder_id=ladder.pk) == 1  # the task clears the request
     services.ladder_rate_soon(ladder_id=ladder.pk)
     assert sent == [ladder.pk, ladder.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rating_request_the_broker_refused_is_asked_again_by_the_next_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kombu.exceptions import OperationalError
+
+    from ratings import services
+    from ratings.tasks import apply_ratings_task
+
+    sent: list[int] = []
+
+    def down(args: list[int], **_: object) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(apply_ratings_task, "apply_async", down)
+    ladder = ladder_for_game(game="barbu")
+    services.ladder_rate_soon(ladder_id=ladder.pk)  # the broker is down: nothing queued
+    monkeypatch.setattr(apply_ratings_task, "apply_async", lambda args, **_: sent.extend(args))
+    services.ladder_rate_soon(ladder_id=ladder.pk)  # it is back: the next match asks again
+    assert sent == [ladder.pk]
 
 
 @pytest.mark.django_db

@@ -309,3 +309,57 @@ def test_groups_of_a_dead_worker_are_removed_with_their_frozen_processes(
     assert stale.pids() == [int(pid)]  # frozen, it outlived its worker
     real_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=4)).destroy()
     assert not any(path.exists() for path in stale.procs_files)
+
+
+def test_a_dead_workers_group_is_swept_even_if_its_memory_group_is_out_of_sight(
+    real_backend: cgroups.Backend,
+) -> None:
+    """Each worker's bot groups sit under the worker's own memory group: a worker that ran in
+    another memory group (another service, another job) left a memory directory this process
+    cannot see. Sweeping must still kill and remove what it can see, and never fail."""
+    if not isinstance(real_backend, cgroups.V1Backend):
+        pytest.skip("the memory hierarchy differs per worker only on cgroup v1")
+    own_memory = real_backend.parents["memory"].parent  # this process's memory group
+    elsewhere = own_memory.parent / f"arena-test-elsewhere-{os.getpid()}"
+    elsewhere.mkdir()
+    try:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(f"""
+            import subprocess, time
+            open({str(elsewhere / "cgroup.procs")!r}, "w").write("0")  # move into it first
+            from sandbox import cgroups
+            group = cgroups.backend().create(cgroups.GroupLimits(memory_bytes=2**26, max_pids=4))
+            bot = subprocess.Popen([*cgroups.GATE_ARGV, "sleep", "1000"], stdin=subprocess.PIPE)
+            group.add(bot.pid)
+            bot.stdin.write(b"\\n")
+            bot.stdin.flush()
+            time.sleep(0.2)
+            group.freeze()
+            print(group.name, bot.pid, flush=True)
+            time.sleep(1000)
+            """)],
+            stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
+        )  # fmt: skip
+        assert worker.stdout is not None
+        name, pid = worker.stdout.readline().split()
+        worker.kill()
+        worker.wait()
+        stale = real_backend._group(name.decode())
+        assert not stale.dirs["memory"].exists()  # out of this process's sight
+        assert stale.pids() == [int(pid)]
+        real_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=4)).destroy()
+        assert not stale.dirs["freezer"].exists()
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{int(pid)}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{int(pid)}").exists()  # the frozen bot was thawed and killed
+    finally:
+        for leftover in elsewhere.glob("arena-sandbox/bot-*"):
+            leftover.rmdir()
+        for directory in (
+            elsewhere / "arena-sandbox" / "freezer-anchor",
+            elsewhere / "arena-sandbox",
+        ):
+            if directory.exists():
+                directory.rmdir()
+        elsewhere.rmdir()

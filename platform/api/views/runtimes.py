@@ -18,7 +18,8 @@ class RuntimeListView(generics.GenericAPIView[Any]):
     permission_classes = [AllowAny]
     serializer_class = RuntimeSerializer
 
-    @extend_schema(summary="Bot runtimes with their exact versions and libraries")
+    @extend_schema(responses=RuntimeSerializer(many=True),
+                   summary="Bot runtimes with their exact versions and libraries")  # fmt: skip
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(list(describe()))
         return self.get_paginated_response(RuntimeSerializer(page, many=True).data)
