@@ -133,8 +133,8 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
         elif zipfile.is_zipfile(source):
             try:
                 _unpack_zip(source, root, caps)
-            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, UnicodeDecodeError,
-                    OSError) as err:  # fmt: skip
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
+                    UnicodeDecodeError, OSError) as err:  # fmt: skip
                 # EINVAL: a damaged directory put a member's offset before the file's start;
                 # any other OSError is the disk's or the system's, not the archive's
                 if isinstance(err, OSError) and err.errno != errno.EINVAL:

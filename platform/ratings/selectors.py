@@ -229,3 +229,20 @@ def ladder_strengths_current(*, game: str) -> list[BotStrength]:
         cached = ladder_strengths(game=game)
         cache.set(key, cached, timeout=24 * 3600)
     return cached
+
+
+def ladder_rows_current(*, game: str) -> list[LadderRow]:
+    """:func:`ladder_rows`, computed once per process until a rating of the ladder changes (its
+    statistics aggregate every finished match of the game: hundreds of milliseconds for a
+    ladder of 100,000 matches). Place statistics of unrated matches (challenges) show with the
+    ladder's next rated match."""
+    stamp = Rating.objects.filter(ladder__game=game).aggregate(
+        bots=Count("pk"), changed=Max("updated_at")
+    )
+    changed = stamp["changed"].timestamp() if stamp["changed"] else 0
+    key = f"ratings:ladder-rows:{game}:{stamp['bots']}:{changed}"
+    cached: list[LadderRow] | None = cache.get(key)
+    if cached is None:
+        cached = ladder_rows(game=game)
+        cache.set(key, cached, timeout=24 * 3600)
+    return cached

@@ -43,6 +43,8 @@ def _render(path: Path, language: str, _mtime: int) -> Document:
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
     html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
     html = _MD_LINK.sub(lambda m: f'href="{_site_link(m.group(1))}{m.group(2) or ""}"', html)
+    # a code block wider than a phone scrolls: keyboard users must be able to focus it to scroll
+    html = html.replace("<pre>", '<pre tabindex="0">')
     return Document(title, mark_safe(html), language)  # our own docs, see above
 
 

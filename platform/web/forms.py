@@ -67,3 +67,10 @@ class TournamentForm(ServiceErrorMixin, forms.Form):
         super().__init__(*args, **kwargs)
         field: Any = self.fields["bots"]
         field.choices = [(b.pk, f"{b.owner.username}/{b.name} ({b.game})") for b in candidates]
+
+
+class TokenForm(ServiceErrorMixin, forms.Form):
+    name = forms.CharField(
+        label=_("Token name"), max_length=64,
+        help_text=_("To tell your tokens apart, e.g. the machine or script that uses it."),
+    )  # fmt: skip

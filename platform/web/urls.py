@@ -22,7 +22,9 @@ urlpatterns = [
          name="tournament_progress"),  # fmt: skip
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("matches/<int:match_id>/replay.json", views.match_replay_json, name="match_replay"),
-    path("accounts/login/", auth_views.LoginView.as_view(next_page="home"), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/tokens/", views.tokens, name="tokens"),
+    path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke_view, name="token_revoke"),
 ]

@@ -47,6 +47,7 @@ def viewer_labels() -> dict[str, object]:
         "card_points": _("card points"),
         "start": _("The cards are dealt."),
         "end": _("Deal over."),
+        "load_failed": _("The replay could not be loaded:"),
         "suits": {"s": _("spades"), "h": _("hearts"), "d": _("diamonds"), "c": _("clubs")},
         "actions": {
             "pass": _("passes"),

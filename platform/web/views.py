@@ -5,26 +5,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-import engine
+from api.selectors import tokens_live
+from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
+from arena.security import client_address, over_limit
 from bots.models import Bot
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
 from matches.challenges import challenge_create
 from matches.models import Match, MatchStatus
-from matches.selectors import bot_record, match_replay, match_with_seats, recent_matches
-from ratings.selectors import ladder_leaders, ladder_rows, rating_histories
+from matches.selectors import (
+    bot_record,
+    match_replay_document,
+    match_with_seats,
+    recent_matches,
+)
+from ratings.selectors import ladder_leaders, ladder_rows_current, rating_histories
 from tournaments.models import Tournament
 from tournaments.selectors import (
     tournament_cross_table,
@@ -37,12 +48,20 @@ from tournaments.selectors import (
 from tournaments.services import tournament_create
 from web import documents
 from web.faults import FAULT_HELP
-from web.forms import ChallengeForm, NewBotForm, SignUpForm, TournamentForm, VersionForm
+from web.forms import (
+    ChallengeForm,
+    NewBotForm,
+    SignUpForm,
+    TokenForm,
+    TournamentForm,
+    VersionForm,
+)
 from web.games import GAMES, game_info
 from web.plots import rating_plot
 from web.viewer import viewer_labels
 
 PLOTTED_BOTS = 5
+LADDER_PAGE = 100  # rows of a ladder page (a thousand rows took 100 ms to render)
 RECENT = 10
 
 
@@ -57,12 +76,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def ladder(request: HttpRequest, game: str) -> HttpResponse:
     info = game_info(game)
-    rows = ladder_rows(game=game)
+    rows = ladder_rows_current(game=game)
     top = rows[:PLOTTED_BOTS]
     histories = rating_histories(game=game, bot_ids=[r.bot_id for r in top])
     plot = rating_plot([(f"{r.owner}/{r.bot}", histories[r.bot_id]) for r in top])
+    page = Paginator(rows, LADDER_PAGE).get_page(request.GET.get("page"))
     return render(request, "web/ladder.html",
-                  {"game": info, "games": GAMES, "rows": rows, "plot": plot})
+                  {"game": info, "games": GAMES, "page": page, "plot": plot})  # fmt: skip
 
 
 def _bot_or_404(bot_id: int) -> Bot:
@@ -122,6 +142,9 @@ def _owned_bot_or_404(request: HttpRequest, bot_id: int) -> Bot:
 def bot_upload_version(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _owned_bot_or_404(request, bot_id)
     form = VersionForm(request.POST, request.FILES)
+    if _too_many(request, "upload", settings.ARENA_UPLOADS_PER_HOUR):
+        form.add_error(None, _("Too many uploads this hour; try again later."))
+        return _bot_page(request, bot, version_form=form, status=429)
     if form.is_valid():
         upload = form.cleaned_data["file"]
         try:
@@ -172,6 +195,9 @@ def bot_logs(request: HttpRequest, bot_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def bot_new(request: HttpRequest) -> HttpResponse:
     form = NewBotForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and _too_many(request, "upload", settings.ARENA_UPLOADS_PER_HOUR):
+        form.add_error(None, _("Too many uploads this hour; try again later."))
+        return render(request, "web/bot_new.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         user: User = request.user  # type: ignore[assignment]
@@ -283,35 +309,32 @@ def _seat_param(request: HttpRequest, seats: int) -> int | None:
     return int(raw)
 
 
-def _replay_for(match: Match, seat: int | None) -> dict[str, Any]:
-    """The replay as everyone may see it: the whole of it once the match is over, or what one
-    seat knew. Hidden cards of an unfinished match reach no page (there is no replay yet)."""
-    replay = match_replay(match_id=match.pk)
-    return replay if seat is None else engine.seat_view(replay, seat)
-
-
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The viewer's page. The replay itself is not in the page: the viewer fetches it from the
+    API (``/api/matches/<id>/replay/[?seat=N]``), which filters a seat's view on the server."""
     match = _match_or_404(match_id)
     seats = list(match.seats.all())
     context: dict[str, Any] = {"match": match, "seats": seats, "game": game_info(match.game),
                                "finished": match.status == MatchStatus.FINISHED}  # fmt: skip
     if context["finished"]:
         seat = _seat_param(request, len(seats))
-        context["replay"] = _replay_for(match, seat)
         context["viewpoint"] = "all" if seat is None else seat
+        context["seat_query"] = "" if seat is None else f"?seat={seat}"
         context["labels"] = viewer_labels()
     return render(request, "web/match.html", context)
 
 
 def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The replay as a file to save: the API's document (the same selector), as an attachment."""
     match = _match_or_404(match_id)
-    if match.status != MatchStatus.FINISHED:
-        raise Http404(_("The replay exists once the match is over."))
     seat = _seat_param(request, match.seats.count())
-    response = JsonResponse(_replay_for(match, seat), json_dumps_params={"separators": (",", ":")})
-    if "download" in request.GET:
-        suffix = "" if seat is None else f"-seat{seat}"
-        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}{suffix}.json"'
+    try:
+        document = match_replay_document(match=match, seat=seat)
+    except ApplicationError as error:
+        raise Http404(error.message) from None
+    response = JsonResponse(document, json_dumps_params={"separators": (",", ":")})
+    suffix = "" if seat is None else f"-seat{seat}"
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}{suffix}.json"'
     return response
 
 
@@ -331,6 +354,9 @@ def doc_page(request: HttpRequest, name: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and _too_many(request, "signup", settings.ARENA_SIGNUPS_PER_HOUR):
+        form.add_error(None, _("Too many sign-ups from your address; try again later."))
+        return render(request, "registration/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
@@ -339,3 +365,57 @@ def signup(request: HttpRequest) -> HttpResponse:
     status = 400 if request.method == "POST" else 200
     return render(request, "registration/signup.html", {"form": form}, status=status)
 
+
+@never_cache  # the page that shows a new secret must not be stored by any cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    """The user's API tokens; a new one's secret is shown on this one answer and never again."""
+    user: User = request.user  # type: ignore[assignment]
+    form = TokenForm(request.POST or None)
+    context: dict[str, Any] = {}
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                context["created"], context["secret"] = token_create(
+                    user=user, name=form.cleaned_data["name"]
+                )
+            except ApplicationError as error:
+                form.add_service_error(error)
+            else:
+                form, status = TokenForm(), 201
+    context.update(form=form, tokens=list(tokens_live(user=user)))
+    return render(request, "web/tokens.html", context, status=status)
+
+
+@login_required
+@require_POST
+def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    user: User = request.user  # type: ignore[assignment]
+    token = tokens_live(user=user).filter(pk=token_id).first()
+    if token is None:  # someone else's, expired or already revoked
+        raise Http404(_("You have no token with that number."))
+    token_revoke(token=token)
+    messages.success(request, _("The token “%(name)s” is revoked.") % {"name": token.name})
+    return redirect("tokens")
+
+
+def _too_many(request: HttpRequest, scope: str, per_hour: int) -> bool:
+    """Count this request against the hourly limit of its user (or, signed out, its address)."""
+    key = str(request.user.pk) if request.user.is_authenticated else client_address(request)
+    return over_limit(scope=scope, key=key, per_hour=per_hour)
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page, with at most ``ARENA_LOGINS_PER_HOUR`` attempts per address."""
+
+    next_page = "home"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if _too_many(request, "login", settings.ARENA_LOGINS_PER_HOUR):
+            form = self.get_form()
+            form.add_error(None, _("Too many log-in attempts; try again later."))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().post(request, *args, **kwargs)

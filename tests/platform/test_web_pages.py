@@ -6,7 +6,6 @@ heuristic house agents in-process (no sandbox needed), so every replay is the en
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +18,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from pytest_django import DjangoCaptureOnCommitCallbacks
 
+from api.services import token_create
 from bots.models import Bot, BotVersion, BotVersionStatus
 from matches import formats
 from matches.execution import play
@@ -266,33 +266,88 @@ def test_tournament_page_progress_partial_standings_and_create_form(
 
 
 @pytest.mark.parametrize("game", ["belote", "bauer", "barbu", "badugi"])
-def test_match_page_embeds_the_replay_and_a_seat_view_without_hidden_cards(
+def test_match_page_points_the_viewer_at_the_apis_replay_and_seat_views(
     client: Client, recorded: Any, game: str
 ) -> None:
     match = recorded(game)
     html = client.get(f"/matches/{match.pk}/").content.decode()
-    data = json.loads(re.search(r'id="replay-data" type="application/json">(.*?)</script>', html,
-                                re.S).group(1))  # type: ignore[union-attr]  # fmt: skip
-    assert data["game"] == game and "deck" in data["games"][0]["deals"][0]
+    assert f'data-replay-url="/api/matches/{match.pk}/replay/"' in html
     assert 'src="/static/web/replay/viewer.js"' in html
+    assert '"hands"' not in html and '"deck"' not in html  # the page embeds no replay
+    whole = client.get(f"/api/matches/{match.pk}/replay/").json()
+    assert whole["game"] == game and "deck" in whole["games"][0]["deals"][0]
 
-    view = client.get(f"/matches/{match.pk}/replay.json?seat=1").json()
+    page = client.get(f"/matches/{match.pk}/?seat=1").content.decode()
+    assert f'data-replay-url="/api/matches/{match.pk}/replay/?seat=1"' in page
+    view = client.get(f"/api/matches/{match.pk}/replay/?seat=1").json()
     assert view["viewpoint"] == {"seat": 1} and "deck" not in view["games"][0]["deals"][0]
     hands = view["games"][0]["deals"][0]["hands"]
     assert all(card == "??" for seat, hand in enumerate(hands) if seat != 1 for card in hand)
-    page = client.get(f"/matches/{match.pk}/?seat=1").content.decode()
-    assert '"viewpoint": {"seat": 1}' in page and '"deck": [' not in page
-    download = client.get(f"/matches/{match.pk}/replay.json?download=1")
-    assert "attachment" in download["Content-Disposition"]
+
+    download = client.get(f"/matches/{match.pk}/replay.json?seat=1")
+    assert download["Content-Disposition"] == f'attachment; filename="match-{match.pk}-seat1.json"'
+    assert download.json() == view  # the API's document, byte for byte the same data
     assert client.get(f"/matches/{match.pk}/replay.json?seat=9").status_code == 404
+    assert client.get(f"/matches/{match.pk}/?seat=9").status_code == 404
 
 
 def test_an_unfinished_match_shows_no_replay(client: Client, held_matches: list[int]) -> None:
     versions = [active_bot("belote").current_version for _ in range(2)]
     match = new_match("belote", [v for v in versions if v is not None])
     html = client.get(f"/matches/{match.pk}/").content.decode()
-    assert "replay-data" not in html and '"hands"' not in html
+    assert "data-replay-url" not in html and '"hands"' not in html
     assert client.get(f"/matches/{match.pk}/replay.json").status_code == 404
+    assert client.get(f"/api/matches/{match.pk}/replay/").status_code == 409
+
+
+# -- API tokens -------------------------------------------------------------------------------
+
+
+def test_token_page_needs_a_signed_in_user(client: Client) -> None:
+    response = client.get("/accounts/tokens/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_token_page_creates_a_token_shown_once_that_the_api_accepts(client: Client) -> None:
+    client.force_login(UserFactory(username="ada"))
+    created = client.post("/accounts/tokens/", {"name": "laptop"})
+    assert created.status_code == 201 and "no-store" in created["Cache-Control"]
+    secret = re.search(r'<code id="token-secret">(\w+)</code>', created.content.decode())
+    assert secret is not None
+    api = Client(HTTP_AUTHORIZATION=f"Token {secret.group(1)}")
+    assert [t["name"] for t in api.get("/api/auth/tokens/").json()["results"]] == ["laptop"]
+    listed = client.get("/accounts/tokens/").content.decode()
+    assert "laptop" in listed and secret.group(1) not in listed  # the secret is shown once
+
+
+def test_token_page_refuses_a_blank_name(client: Client) -> None:
+    client.force_login(UserFactory())
+    response = client.post("/accounts/tokens/", {"name": ""})
+    assert response.status_code == 400 and "token-secret" not in response.content.decode()
+
+
+def test_token_page_says_why_the_service_refuses_a_token(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("api.services.MAX_TOKENS_PER_USER", 1)
+    client.force_login(UserFactory())
+    assert client.post("/accounts/tokens/", {"name": "one"}).status_code == 201
+    refused = client.post("/accounts/tokens/", {"name": "two"})
+    assert refused.status_code == 400 and "revoke some first" in refused.content.decode()
+
+
+def test_revoking_a_token_ends_it_and_others_tokens_are_a_404(client: Client) -> None:
+    ada, bob = UserFactory(username="ada"), UserFactory(username="bob")
+    token, secret = token_create(user=ada, name="ci")
+    client.force_login(bob)
+    assert client.post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 404
+    assert client.get(f"/accounts/tokens/{token.pk}/revoke/").status_code == 405
+    client.force_login(ada)
+    response = client.post(f"/accounts/tokens/{token.pk}/revoke/", follow=True)
+    assert response.redirect_chain == [("/accounts/tokens/", 302)]
+    assert "is revoked" in response.content.decode()
+    assert Client(HTTP_AUTHORIZATION=f"Token {secret}").get("/api/auth/tokens/").status_code == 401
+    assert client.post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 404
 
 
 # -- accounts, documents ----------------------------------------------------------------------
@@ -347,3 +402,20 @@ def test_service_refusals_and_numbers_render_in_korean(client: Client) -> None:
     response = client.post("/bots/new/", {"name": "x"}, HTTP_ACCEPT_LANGUAGE="ko")
     assert response.status_code == 400
     assert "필수 항목입니다" in response.content.decode()  # Django's own Korean catalogue
+
+
+def test_long_ladders_are_paged_by_a_hundred(client: Client, held_matches: list[int]) -> None:
+    from ratings.services import ladder_recompute
+    from tests.platform.factories import finished_match
+
+    versions = [active_bot("badugi").current_version for _ in range(102)]
+    for first in range(0, 102, 2):
+        finished_match("badugi", versions[first:first + 2], [1, 2])
+    ladder_recompute(ladder_id=ladder_for_game(game="badugi").pk)
+    ranks = re.compile(r'<tr>\s*<td class="num">(\d+)</td>')
+    first = client.get("/ladder/badugi/").content.decode()
+    assert ranks.findall(first) == [str(n) for n in range(1, 101)]
+    assert "Page 1 of 2" in first and 'href="?page=2"' in first
+    second = client.get("/ladder/badugi/?page=2").content.decode()
+    assert ranks.findall(second) == ["101", "102"] and 'href="?page=1"' in second
+    assert client.get("/ladder/badugi/?page=99").status_code == 200  # the last page

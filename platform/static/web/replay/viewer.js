@@ -1,6 +1,8 @@
 // The replay viewer's shared controls (after Kaggle's player): play/pause, a scrubber, step
 // counter, speed, jump to a deal, Space/←/→/Home/End, and the viewpoint (all cards or one seat,
-// whose view the server computes and embeds in a new page). The URL keeps ?step=&seat= so any moment can be linked.
+// whose view the server computes: the page fetches the API's replay, /api/matches/<id>/replay/ or
+// ?seat=N, so no hidden card of another seat is ever in this page). The URL keeps ?step=&seat= so
+// any moment can be linked.
 import { buildTimeline } from "./model.js";
 import { render } from "./render.js";
 
@@ -15,7 +17,7 @@ const dealJump = document.getElementById("deal-jump");
 const viewpoint = document.getElementById("viewpoint");
 
 const state = {
-  replay: JSON.parse(document.getElementById("replay-data").textContent),
+  replay: null,
   timeline: null,
   index: 0,
   playing: false,
@@ -31,6 +33,7 @@ function setUrl() {
 }
 
 function show(index) {
+  if (!state.timeline) return; // still loading
   const last = state.timeline.steps.length - 1;
   state.index = Math.max(0, Math.min(last, index));
   scrubber.value = String(state.index);
@@ -58,6 +61,7 @@ function tick() {
 }
 
 function play() {
+  if (!state.timeline) return;
   if (state.index >= state.timeline.steps.length - 1) show(0); // play at the end restarts
   state.playing = true;
   playButton.textContent = "❚❚";
@@ -111,5 +115,21 @@ document.addEventListener("keydown", (event) => {
   else if (event.key === "End") { event.preventDefault(); pause(); show(Infinity); }
 });
 
+async function fetchReplay() {
+  const response = await fetch(root.dataset.replayUrl, { headers: { Accept: "application/json" } });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+  return body;
+}
+
 const params = new URLSearchParams(window.location.search);
-load(state.replay, Number(params.get("step")) || 0);
+fetchReplay().then(
+  (replay) => { board.removeAttribute("aria-busy"); load(replay, Number(params.get("step")) || 0); },
+  (error) => {
+    board.removeAttribute("aria-busy");
+    const message = document.createElement("p");
+    message.setAttribute("role", "alert");
+    message.textContent = `${labels.load_failed} ${error.message}`;
+    board.replaceChildren(message);
+  },
+);
