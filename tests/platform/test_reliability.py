@@ -105,20 +105,25 @@ def finished(tournament: Tournament) -> bool:
     return tournament.status != TournamentStatus.RUNNING
 
 
-def all_rated(tournament: Tournament) -> Callable[[], bool]:
+def all_rated(tournament: Tournament) -> bool:
+    unrated = tournament.matches.filter(status=MatchStatus.FINISHED, rated_at__isnull=True)
+    return not unrated.exists()
+
+
+def rated_with_reaper(tournament: Tournament) -> Callable[[], bool]:
     """A condition for :func:`wait_until`: every finished match of ``tournament`` is rated. It
     also runs the reaper's ratings pass every 20 s, as beat does every minute in a deployment: a
     worker killed while it held a (delayed) rating message takes that message with it, and the
     pass is what asks again."""
-    last_pass = [time.monotonic()]
+    last_pass = time.monotonic()
 
     def condition() -> bool:
-        unrated = tournament.matches.filter(status=MatchStatus.FINISHED, rated_at__isnull=True)
-        if not unrated.exists():
+        nonlocal last_pass
+        if all_rated(tournament):
             return True
-        if time.monotonic() - last_pass[0] > 20:
+        if time.monotonic() - last_pass > 20:
             ladders_rate_overdue(older_than=timedelta(seconds=20))
-            last_pass[0] = time.monotonic()
+            last_pass = time.monotonic()
         return False
 
     return condition
@@ -202,7 +207,7 @@ def test_a_worker_killed_mid_tournament_is_replaced(start_worker: StartWorker) -
     rescuer = start_worker("rescuer")
     reap_orphan(orphan)
     wait_until(lambda: finished(tournament), [rescuer], "the tournament")
-    wait_until(all_rated(tournament), [rescuer], "the ratings")
+    wait_until(rated_with_reaper(tournament), [rescuer], "the ratings")
     assert_recorded_exactly_once(tournament)
     orphan.refresh_from_db()
     assert orphan.attempts == 2 and orphan.worker.startswith("rescuer-")
@@ -230,7 +235,7 @@ def test_workers_join_and_leave_and_every_message_is_delivered_twice(
     kill(second)  # ...is interrupted for good
     reap_orphan(orphan)
     wait_until(lambda: finished(tournament), [third], "the tournament")
-    wait_until(all_rated(tournament), [third], "the ratings")
+    wait_until(rated_with_reaper(tournament), [third], "the ratings")
 
     assert_recorded_exactly_once(tournament)
     by_worker = {w.split("-")[0] for w in tournament.matches.values_list("worker", flat=True)}
@@ -258,7 +263,7 @@ def test_the_database_connection_dropped_during_a_match(start_worker: StartWorke
         (terminated,) = cursor.fetchone() or (0,)
     assert terminated >= 1
     wait_until(lambda: finished(tournament), [worker], "the tournament")
-    wait_until(all_rated(tournament), [worker], "the ratings")
+    wait_until(rated_with_reaper(tournament), [worker], "the ratings")
     assert_recorded_exactly_once(tournament)
     match.refresh_from_db()
     assert match.attempts == 1
