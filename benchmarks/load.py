@@ -35,15 +35,7 @@ from statistics import quantiles
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BOT_SOURCE = """\
-import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready"}), flush=True)
-    elif message["type"] == "act":
-        print(json.dumps({"id": message["id"], "action": message["legal"][0]}), flush=True)
-"""
+BOT_SOURCE = (ROOT / "examples" / "belote" / "minimal.py").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
