@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import zlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
@@ -18,6 +18,8 @@ from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.results import SeatResult, bot_results
 from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
+
+_T = TypeVar("_T")
 
 
 def ladder_standings(*, game: str) -> QuerySet[Rating]:
@@ -220,13 +222,25 @@ def seat_fairness(*, game: str, limit: int = FAIRNESS_WINDOW) -> fairness.SeatFa
 def ladder_strengths_current(*, game: str) -> list[BotStrength]:
     """:func:`ladder_strengths` as of the game's latest finished ladder match, computed once per
     process and result (the bootstrap takes up to a second; pages and the API read it often)."""
+    return _per_result("strengths", game, lambda: ladder_strengths(game=game))
+
+
+def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
+    """:func:`seat_fairness` as of the game's latest finished ladder match, computed once per
+    process and result (it reads up to a thousand stored replays)."""
+    return _per_result("fairness", game, lambda: seat_fairness(game=game))
+
+
+def _per_result(kind: str, game: str, compute: Callable[[], _T]) -> _T:
+    """``compute()``, cached under the game's latest finished ladder match: a new result makes
+    a new key, so nothing stale is ever served."""
     latest = Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).aggregate(
         latest=Max("id")
     )["latest"]
-    key = f"ratings:strengths:{game}:{latest}"
-    cached: list[BotStrength] | None = cache.get(key)
+    key = f"ratings:{kind}:{game}:{latest}"
+    cached: _T | None = cache.get(key)
     if cached is None:
-        cached = ladder_strengths(game=game)
+        cached = compute()
         cache.set(key, cached, timeout=24 * 3600)
     return cached
 

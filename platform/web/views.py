@@ -35,7 +35,13 @@ from matches.selectors import (
     match_with_seats,
     recent_matches,
 )
-from ratings.selectors import ladder_leaders, ladder_rows_current, rating_histories
+from ratings.selectors import (
+    ladder_leaders,
+    ladder_rows_current,
+    ladder_strengths_current,
+    rating_histories,
+    seat_fairness_current,
+)
 from tournaments.models import Tournament
 from tournaments.selectors import (
     tournament_cross_table,
@@ -62,6 +68,7 @@ from web.viewer import viewer_labels
 
 PLOTTED_BOTS = 5
 LADDER_PAGE = 100  # rows of a ladder page (a thousand rows took 100 ms to render)
+STRENGTH_ROWS = 50  # the strongest bots shown with their intervals (the API has them all)
 RECENT = 10
 
 
@@ -81,8 +88,12 @@ def ladder(request: HttpRequest, game: str) -> HttpResponse:
     histories = rating_histories(game=game, bot_ids=[r.bot_id for r in top])
     plot = rating_plot([(f"{r.owner}/{r.bot}", histories[r.bot_id]) for r in top])
     page = Paginator(rows, LADDER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "web/ladder.html",
-                  {"game": info, "games": GAMES, "page": page, "plot": plot})  # fmt: skip
+    context = {
+        "game": info, "games": GAMES, "page": page, "plot": plot,
+        "strengths": ladder_strengths_current(game=game)[:STRENGTH_ROWS],
+        "fairness": seat_fairness_current(game=game),
+    }  # fmt: skip
+    return render(request, "web/ladder.html", context)
 
 
 def _bot_or_404(bot_id: int) -> Bot:
@@ -119,9 +130,7 @@ def _bot_page(
     }
     if is_owner:
         context["version_form"] = version_form or VersionForm()
-        context["challenge_form"] = challenge_form or ChallengeForm(
-            candidates=_opponents(bot)
-        )
+        context["challenge_form"] = challenge_form or ChallengeForm(candidates=_opponents(bot))
     return render(request, "web/bot.html", context, status=status)
 
 

@@ -413,9 +413,9 @@ def test_long_ladders_are_paged_by_a_hundred(client: Client, held_matches: list[
         finished_match("badugi", versions[first:first + 2], [1, 2])
     ladder_recompute(ladder_id=ladder_for_game(game="badugi").pk)
     ranks = re.compile(r'<tr>\s*<td class="num">(\d+)</td>')
-    first = client.get("/ladder/badugi/").content.decode()
+    first = client.get("/ladder/badugi/").content.decode().split("Strength with 95 %")[0]
     assert ranks.findall(first) == [str(n) for n in range(1, 101)]
     assert "Page 1 of 2" in first and 'href="?page=2"' in first
-    second = client.get("/ladder/badugi/?page=2").content.decode()
+    second = client.get("/ladder/badugi/?page=2").content.decode().split("Strength with 95 %")[0]
     assert ranks.findall(second) == ["101", "102"] and 'href="?page=1"' in second
     assert client.get("/ladder/badugi/?page=99").status_code == 200  # the last page

@@ -27,7 +27,7 @@ from ratings.selectors import (
     ladder_standings,
     ladder_strengths_current,
     rating_history,
-    seat_fairness,
+    seat_fairness_current,
 )
 
 
@@ -98,4 +98,4 @@ class SeatFairnessView(generics.GenericAPIView[Any]):
         summary="Results by seat and by position to the dealer, with 95 % intervals",
     )
     def get(self, request: Request, game: str) -> Response:
-        return Response(SeatFairnessSerializer(seat_fairness(game=_game(game))).data)
+        return Response(SeatFairnessSerializer(seat_fairness_current(game=_game(game))).data)
