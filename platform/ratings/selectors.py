@@ -237,11 +237,16 @@ def _per_result(kind: str, game: str, compute: Callable[[], _T]) -> _T:
     latest = Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).aggregate(
         latest=Max("id")
     )["latest"]
-    key = f"ratings:{kind}:{game}:{latest}"
-    cached: _T | None = cache.get(key)
+    return _cached(f"{kind}:{game}:{latest}", compute)
+
+
+def _cached(key: str, compute: Callable[[], _T]) -> _T:
+    """``compute()`` kept a day in the cache under ``ratings:<key>``; the key must change
+    whenever the result would (callers put a stamp of the data into it)."""
+    cached: _T | None = cache.get(f"ratings:{key}")
     if cached is None:
         cached = compute()
-        cache.set(key, cached, timeout=24 * 3600)
+        cache.set(f"ratings:{key}", cached, timeout=24 * 3600)
     return cached
 
 
@@ -254,9 +259,4 @@ def ladder_rows_current(*, game: str) -> list[LadderRow]:
         bots=Count("pk"), changed=Max("updated_at")
     )
     changed = stamp["changed"].timestamp() if stamp["changed"] else 0
-    key = f"ratings:ladder-rows:{game}:{stamp['bots']}:{changed}"
-    cached: list[LadderRow] | None = cache.get(key)
-    if cached is None:
-        cached = ladder_rows(game=game)
-        cache.set(key, cached, timeout=24 * 3600)
-    return cached
+    return _cached(f"ladder-rows:{game}:{stamp['bots']}:{changed}", lambda: ladder_rows(game=game))

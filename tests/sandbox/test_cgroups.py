@@ -275,38 +275,43 @@ def test_the_process_limit_holds_for_the_whole_group(real_backend: cgroups.Backe
     assert group.destroy()
 
 
+def dead_worker_with_a_frozen_bot(
+    backend: cgroups.Backend, memory_group: Path | None = None
+) -> tuple[cgroups.BotGroup, int]:
+    """Start a worker (in ``memory_group`` if given) that makes a bot group, starts a bot in it
+    and freezes it; kill the worker with -9. Its group and the frozen bot's pid."""
+    join = f"open({str(memory_group / 'cgroup.procs')!r}, 'w').write('0')" if memory_group else ""
+    worker = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+        import subprocess, time
+        {join}
+        from sandbox import cgroups
+        group = cgroups.backend().create(cgroups.GroupLimits(memory_bytes=2**26, max_pids=4))
+        bot = subprocess.Popen([*cgroups.GATE_ARGV, "sleep", "1000"], stdin=subprocess.PIPE)
+        group.add(bot.pid)
+        bot.stdin.write(b"\\n")
+        bot.stdin.flush()
+        time.sleep(0.2)
+        group.freeze()
+        print(group.name, bot.pid, flush=True)
+        time.sleep(1000)
+        """)],
+        stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert worker.stdout is not None
+    name, pid = worker.stdout.readline().split()
+    worker.kill()
+    worker.wait()
+    return backend._group(name.decode()), int(pid)
+
+
 def test_groups_of_a_dead_worker_are_removed_with_their_frozen_processes(
     real_backend: cgroups.Backend,
 ) -> None:
     """A worker killed while its bot was frozen leaves the bot behind (on cgroup v1 a frozen
     process does not act on its SIGKILL until thawed): the next group made sweeps it away."""
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent("""
-            import subprocess, sys, time
-            from sandbox import cgroups
-            group = cgroups.backend().create(cgroups.GroupLimits(memory_bytes=2**26, max_pids=4))
-            bot = subprocess.Popen([*cgroups.GATE_ARGV, "sleep", "1000"], stdin=subprocess.PIPE)
-            group.add(bot.pid)
-            bot.stdin.write(b"\\n")
-            bot.stdin.flush()
-            time.sleep(0.2)
-            group.freeze()
-            print(group.name, bot.pid, flush=True)
-            time.sleep(1000)
-            """),
-        ],
-        stdout=subprocess.PIPE,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    assert worker.stdout is not None
-    name, pid = worker.stdout.readline().split()
-    worker.kill()
-    worker.wait()
-    stale = real_backend._group(name.decode())
-    assert stale.pids() == [int(pid)]  # frozen, it outlived its worker
+    stale, pid = dead_worker_with_a_frozen_bot(real_backend)
+    assert stale.pids() == [pid]  # frozen, it outlived its worker
     real_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=4)).destroy()
     assert not any(path.exists() for path in stale.procs_files)
 
@@ -323,36 +328,16 @@ def test_a_dead_workers_group_is_swept_even_if_its_memory_group_is_out_of_sight(
     elsewhere = own_memory.parent / f"arena-test-elsewhere-{os.getpid()}"
     elsewhere.mkdir()
     try:
-        worker = subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(f"""
-            import subprocess, time
-            open({str(elsewhere / "cgroup.procs")!r}, "w").write("0")  # move into it first
-            from sandbox import cgroups
-            group = cgroups.backend().create(cgroups.GroupLimits(memory_bytes=2**26, max_pids=4))
-            bot = subprocess.Popen([*cgroups.GATE_ARGV, "sleep", "1000"], stdin=subprocess.PIPE)
-            group.add(bot.pid)
-            bot.stdin.write(b"\\n")
-            bot.stdin.flush()
-            time.sleep(0.2)
-            group.freeze()
-            print(group.name, bot.pid, flush=True)
-            time.sleep(1000)
-            """)],
-            stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2],
-        )  # fmt: skip
-        assert worker.stdout is not None
-        name, pid = worker.stdout.readline().split()
-        worker.kill()
-        worker.wait()
-        stale = real_backend._group(name.decode())
+        stale, pid = dead_worker_with_a_frozen_bot(real_backend, elsewhere)
+        assert isinstance(stale, cgroups.V1Group)
         assert not stale.dirs["memory"].exists()  # out of this process's sight
-        assert stale.pids() == [int(pid)]
+        assert stale.pids() == [pid]
         real_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=4)).destroy()
         assert not stale.dirs["freezer"].exists()
         deadline = time.monotonic() + 30
-        while Path(f"/proc/{int(pid)}").exists() and time.monotonic() < deadline:
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not Path(f"/proc/{int(pid)}").exists()  # the frozen bot was thawed and killed
+        assert not Path(f"/proc/{pid}").exists()  # the frozen bot was thawed and killed
     finally:
         for leftover in elsewhere.glob("arena-sandbox/bot-*"):
             leftover.rmdir()
