@@ -83,11 +83,18 @@ def playing(worker: Worker) -> Match | None:
 
 
 def wait_playing(worker: Worker, others: list[Worker]) -> Match:
-    """Wait until ``worker`` is inside a match; that match."""
-    wait_until(lambda: playing(worker) is not None, [worker, *others], f"{worker.name} playing")
-    match = playing(worker)
-    assert match is not None
-    return match
+    """Wait until ``worker`` is inside a match; that match (as seen by the check that succeeded:
+    asking again could fall between two games of the set, while no bot process runs)."""
+    seen: list[Match] = []
+
+    def inside() -> bool:
+        match = playing(worker)
+        if match is not None:
+            seen.append(match)
+        return match is not None
+
+    wait_until(inside, [worker, *others], f"{worker.name} playing")
+    return seen[-1]
 
 
 def slow_tournament(bots: int, source: str = SLOW, rounds: int = 1) -> Tournament:
