@@ -30,4 +30,4 @@ RUN DEBUG=1 python manage.py collectstatic --noinput
 
 USER arena
 EXPOSE 8000
-CMD ["gunicorn", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "--config", "python:arena.gunicorn_conf", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]

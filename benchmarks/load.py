@@ -19,6 +19,7 @@ import http.client
 import itertools
 import os
 import random
+import secrets
 import socket
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,7 +121,8 @@ def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, S
              uploaders: Sequence[Uploader], think_s: float = 1.0,
              upload_every_s: float = 5.0) -> LoadReport:  # fmt: skip
     """``users`` threads browse ``pages`` (a random page, then ``think_s`` of reading) and each
-    uploader posts a new version of its bot every ``upload_every_s``, for ``seconds``."""
+    uploader posts a new version of its bot every ``upload_every_s`` (the first at a random
+    point of that interval), for ``seconds``."""
     host, _, port = base_url.removeprefix("http://").partition(":")
     report = LoadReport()
     stop = time.monotonic() + seconds
@@ -138,6 +140,7 @@ def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, S
             time.sleep(rng.uniform(0, 2 * think_s))
 
     def upload(uploader: Uploader) -> None:
+        time.sleep(random.Random(uploader.bot_id).uniform(0, upload_every_s))  # not all at once
         while time.monotonic() < stop:
             data = f"{BOT_SOURCE}# {uuid.uuid4().hex}\n".encode()
             body, content_type = _multipart(data)
@@ -166,18 +169,29 @@ def free_port() -> int:
         return port
 
 
+#: the site runs as deployed: no debug mode (no query log, no debug pages)
+PRODUCTION = {"DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1"}
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    pid: int  # gunicorn's master process
+
+
 @contextmanager
-def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> Iterator[str]:
-    """The site under gunicorn on a free loopback port; its base URL once it answers."""
+def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> Iterator[Site]:
+    """The site under gunicorn on a free loopback port, once it answers."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="arena-gunicorn-", suffix=".log", delete=False)
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "arena.wsgi:application", "--bind",
+        [sys.executable, "-m", "gunicorn", "--config", "python:arena.gunicorn_conf",
+         "arena.wsgi:application", "--bind",
          f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
          "--timeout", "120"],
         cwd=ROOT, stdout=log, stderr=log,
-        env={**os.environ, **env, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"),
-                                                                 str(ROOT)])},
+        env={**os.environ, **PRODUCTION, **env,
+             "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])},
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
@@ -190,20 +204,92 @@ def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> I
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"gunicorn did not come up:\n{Path(log.name).read_text()}")
             time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
+        yield Site(f"http://127.0.0.1:{port}", process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
         Path(log.name).unlink(missing_ok=True)
 
 
-def matches_per_minute(tournament: Any) -> float:
-    """Matches of the tournament per minute, from its first claim to its last record."""
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command name (``[1]`` is the parent);
+    empty if the process is gone."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of ``root`` and all its descendants, the finished ones included
+    (a reaped child's time is in its parent's ``cutime``/``cstime``); 0 if it is gone."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        fields = _stat_fields(pid)
+        if not fields:
+            continue
+        parents[pid] = int(fields[1])
+        times[pid] = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+    tree, frontier = set(), [root]
+    while frontier:
+        pid = frontier.pop()
+        if pid in times and pid not in tree:
+            tree.add(pid)
+            frontier += [child for child, parent in parents.items() if parent == pid]
+    return sum(times[pid] for pid in tree) / ticks
+
+
+def print_cpu(used: Mapping[str, float], seconds: float) -> None:
+    print(f"CPU seconds used in {seconds:.0f} s (2 cores = {2 * seconds:.0f} s available):")
+    for name, cpu in used.items():
+        print(f"  {name:<40} {cpu:>7.1f} s")
+
+
+def cpu_meters(web: int | None, workers: Sequence[int]) -> dict[str, Callable[[], float]]:
+    """Readers of the CPU seconds used so far by each part of the set-up on this machine."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    postmaster = int(_stat_fields(backend)[1])  # a backend's parent is the postmaster
+    meters: dict[str, Callable[[], float]] = {} if web is None else {
+        "web (gunicorn)": lambda: tree_cpu_seconds(web),
+    }
+    meters |= {
+        "workers (Celery, sandboxes, bots)": lambda: sum(tree_cpu_seconds(w) for w in workers),
+        "PostgreSQL": lambda: tree_cpu_seconds(postmaster),
+        "load generator (this process)": lambda: sum(os.times()[:2]),
+    }
+    redis = [e.parent.name for e in Path("/proc").glob("*/comm") if _comm(e) == "redis-server"]
+    if redis:
+        meters["Redis"] = lambda: sum(tree_cpu_seconds(int(pid)) for pid in redis)
+    return meters
+
+
+def _comm(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
+def matches_span_seconds(tournament: Any) -> float:
+    """Seconds from the tournament's first claim to its last record."""
     from django.db.models import Max, Min
 
     span = tournament.matches.aggregate(start=Min("started_at"), end=Max("finished_at"))
-    minutes = (span["end"] - span["start"]).total_seconds() / 60
-    return float(tournament.matches.count() / minutes)
+    return float((span["end"] - span["start"]).total_seconds())
+
+
+def matches_per_minute(tournament: Any) -> float:
+    """Matches of the tournament per minute, from its first claim to its last record."""
+    return float(tournament.matches.count() / (matches_span_seconds(tournament) / 60))
 
 
 # -- the standalone benchmark ------------------------------------------------------------------
@@ -215,7 +301,11 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--uploaders", type=int, default=5)
     parser.add_argument("--bots", type=int, default=6, help="tournament entrants")
-    parser.add_argument("--rounds", type=int, default=2, help="tournament rounds")
+    parser.add_argument("--rounds", type=int, default=12,
+                        help="tournament rounds (enough for the tournament to outlast the load)")
+    parser.add_argument("--upload-every", type=float, default=60.0,
+                        help="seconds between one uploader's uploads (default: the most the "
+                             "platform's default limit, 60 an hour, allows on average)")
     args = parser.parse_args()
 
     database = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_load")
@@ -236,6 +326,7 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
     django.setup()
     from django.contrib.auth.models import User
     from django.core.management import call_command
+    from django.utils import timezone
 
     from api.services import token_create
     from bots.models import BotVersion
@@ -291,30 +382,47 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
             while (t.refresh_from_db() or t.status) == "running":
                 time.sleep(0.5)
 
+        meters = cpu_meters(None, [w.pid for w in workers])
+        before = {name: meter() for name, meter in meters.items()}
         quiet = tournament("without load")
         wait(quiet)
+        print(f"without load: {quiet.matches.count()} matches")
+        print_cpu({name: meter() - before[name] for name, meter in meters.items()},
+                  matches_span_seconds(quiet))  # fmt: skip
         pages = browse_pages(
             game="belote", tournament_ids=[quiet.pk],
             match_ids=list(quiet.matches.values_list("id", flat=True)),
             bot_ids=[b.pk for b in entrants],
         )  # fmt: skip
-        with gunicorn(env) as url:
+        with gunicorn(env) as site:
             loaded = tournament("under load")
             pages["tournament page"].append(f"/tournaments/{loaded.pk}/")
             pages["tournament partial"].append(f"/tournaments/{loaded.pk}/progress/")
-            started = time.monotonic()
-            report = run_load(url, seconds=args.seconds, users=args.users, pages=pages,
-                              uploaders=uploaders)  # fmt: skip
-            print(f"load: {time.monotonic() - started:.0f} s, {args.users} users browsing, "
-                  f"{args.uploaders} uploading, a {loaded.matches.count()}-match tournament on 2 "
-                  "workers")  # fmt: skip
+            while not loaded.matches.filter(status="finished").exists():
+                time.sleep(0.2)  # measure from the tournament's first result
+            meters = cpu_meters(site.pid, [w.pid for w in workers])
+            before = {name: meter() for name, meter in meters.items()}
+            window_start, started = timezone.now(), time.monotonic()
+            report = run_load(site.url, seconds=args.seconds, users=args.users, pages=pages,
+                              uploaders=uploaders, upload_every_s=args.upload_every)  # fmt: skip
+            window = time.monotonic() - started
+            used = {name: meter() - before[name] for name, meter in meters.items()}
+            done_in_window = loaded.matches.filter(
+                finished_at__gte=window_start, finished_at__lte=timezone.now()).count()
+            print(f"load: {window:.0f} s, {args.users} users browsing, {args.uploaders} "
+                  f"uploading every {args.upload_every:g} s, a {loaded.matches.count()}-match "
+                  "tournament on 2 workers")  # fmt: skip
             print(report.table())
             print(f"requests {report.requests}, errors {len(report.errors)}, "
                   f"5xx {report.server_errors}")  # fmt: skip
             for line in report.errors[:10]:
                 print("  ", line)
+            print_cpu(used, window)
             wait(loaded)
-        quiet_rate, loaded_rate = matches_per_minute(quiet), matches_per_minute(loaded)
+        quiet_rate = matches_per_minute(quiet)
+        loaded_rate = done_in_window / (window / 60)
+        if loaded.matches.filter(finished_at__gt=window_start).count() == done_in_window:
+            print("warning: the tournament ended inside the load window; use more --rounds")
         print(f"matches per minute: {quiet_rate:.1f} without load, {loaded_rate:.1f} under load "
               f"({100 * (loaded_rate / quiet_rate - 1):+.0f} %)")  # fmt: skip
     finally:
