@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .frozen import FrozenList
+
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
 RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
@@ -66,6 +68,26 @@ SUIT_OF: tuple[str, ...] = tuple(t[1] for t in _TEXTS)
 _BY_TEXT: dict[str, Card] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
 #: exact card texts to cards, for hot paths that already hold a legal (validated) action
 CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)
+
+
+#: ``BIT[c]``: card ``c`` in a bit mask of cards (a hand as one int: set operations in one step)
+BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+#: the mask of every card of a suit
+SUIT_MASK: dict[str, int] = {s: sum(BIT[c] for c in range(52) if SUIT_OF[c] == s) for s in SUITS}
+#: card masks seen so far -> their texts in card order, frozen (see :func:`mask_texts`)
+MASK_TEXTS: dict[int, FrozenList[str]] = {}
+
+
+def mask_texts(mask: int) -> FrozenList[str]:
+    """The texts of the cards in ``mask``, sorted, as one shared frozen list.
+
+    Meant for legal lists, which are cards of one suit (at most 2**13 masks per suit, so the
+    cache stays small): look ``MASK_TEXTS`` up first, this builds and keeps a missing entry.
+    """
+    found = MASK_TEXTS.get(mask)
+    if found is None:
+        found = MASK_TEXTS[mask] = FrozenList([t for c, t in enumerate(_TEXTS) if mask >> c & 1])
+    return found
 
 
 def card(text: str) -> Card:

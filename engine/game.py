@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .cards import TEXT_OF, Card, card, texts
+from .cards import BIT, TEXT_OF, Card, card, texts
 from .errors import IllegalAction, InvalidParams
 from .frozen import FrozenList
 from .params import params_dict, parse_params
@@ -317,11 +317,12 @@ class State(ABC):
 
 
 class CardHandsState(State):
-    """A state whose hands are sorted lists of :class:`Card`, their texts kept alongside.
+    """A state whose hands are sorted lists of :class:`Card`, their texts and masks alongside.
 
     Playing a card deletes it from both lists, so the hand's text is never rebuilt card by card
-    (only frozen, once, when an observation or the legal list asks for it). Code that replaces
-    ``self.hands`` calls :meth:`_forget_caches`.
+    (only frozen, once, when an observation or the legal list asks for it). ``masks[seat]`` is
+    the hand as a bit mask (:data:`~engine.cards.BIT`), for legality checks by suit. Code that
+    replaces ``self.hands`` calls :meth:`_forget_caches`.
     """
 
     hands: list[list[Card]]
@@ -329,6 +330,7 @@ class CardHandsState(State):
     def _forget_caches(self) -> None:
         super()._forget_caches()
         self._texts = [[TEXT_OF[c] for c in hand] for hand in self.hands]
+        self.masks = [sum(map(BIT.__getitem__, hand)) for hand in self.hands]
 
     def _hand_strings(self, seat: int) -> list[str]:
         return self._texts[seat]
@@ -338,6 +340,7 @@ class CardHandsState(State):
         self.hands = hands
         State._forget_caches(self)
         texts = self._texts = [[TEXT_OF[c] for c in hand] for hand in hands]
+        self.masks = [sum(map(BIT.__getitem__, hand)) for hand in hands]
         return [text[:] for text in texts]
 
     def _drop_card(self, seat: int, c: Card) -> None:
@@ -346,4 +349,5 @@ class CardHandsState(State):
         index = hand.index(c)
         del hand[index]
         del self._texts[seat][index]
+        self.masks[seat] ^= BIT[c]
         self._hand_texts[seat] = None

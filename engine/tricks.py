@@ -74,6 +74,20 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
     return best
 
 
+@cache
+def _won_lists(num_players: int) -> dict[int, FrozenList[int]]:
+    """Tricks won per seat, frozen, by their code (4 bits per seat): filled as they occur."""
+    return {}
+
+
+def _won_list(num_players: int, code: int) -> FrozenList[int]:
+    lists = _won_lists(num_players)
+    won = lists.get(code)
+    if won is None:
+        won = lists[code] = FrozenList([code >> 4 * s & 15 for s in range(num_players)])
+    return won
+
+
 class TrickTable:
     """The trick on the table and the finished tricks of the current deal.
 
@@ -82,23 +96,24 @@ class TrickTable:
     winner) and ``won`` (tricks won per seat) are replaced at the end of each trick,
     :meth:`current` (the trick on the table: seat, card) is frozen when first asked for, and
     :meth:`hand_sizes` is a look-up, given that every seat held ``hand_size`` cards at the start.
+    Seats play in turn from the leader, so the seat of ``cards[i]`` is ``leader + i``.
     """
 
     __slots__ = (
-        "num_players", "leader", "seats", "cards", "_entries", "_current", "completed", "won",
-        "taken", "_sizes",
+        "num_players", "leader", "cards", "_texts", "_entries", "_current", "completed", "won",
+        "_won_code", "_sizes",
     )  # fmt: skip
 
     def __init__(self, num_players: int, leader: int, hand_size: int) -> None:
         self.num_players = num_players
         self.leader = leader
-        self.seats: list[int] = []
         self.cards: list[Card] = []
+        self._texts: list[str] = []
         self._entries: list[FrozenDict[str, Any]] = []
         self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
         self.completed: FrozenList[FrozenDict[str, Any]] = EMPTY
-        self.won: FrozenList[int] = FrozenList([0] * num_players)
-        self.taken: list[list[Card]] = [[] for _ in range(num_players)]
+        self._won_code = 0  # tricks won by seat s in bits 4s..4s+3 (13 tricks at most)
+        self.won: FrozenList[int] = _won_list(num_players, 0)
         self._sizes = hand_sizes_table(num_players, hand_size)
 
     @property
@@ -111,26 +126,26 @@ class TrickTable:
         return len(self.completed) + 1
 
     def play(self, seat: int, card: Card) -> bool:
-        """Put ``card`` on the table; True when the trick is full."""
-        self.seats.append(seat)
-        self.cards.append(card)
+        """Put ``card`` (``seat``'s, whose turn it is) on the table; True when the trick is full."""
+        cards = self.cards
+        cards.append(card)
+        self._texts.append(TEXT_OF[card])
         self._entries.append(PLAYED[seat][card])
         self._current = None
-        return len(self.cards) == self.num_players
+        return len(cards) == self.num_players
 
     def finish(self, power: Sequence[int]) -> int:
         """Give the full trick to its winner, who leads next; returns the winner's seat."""
-        winner = self.seats[best_index(self.cards, power)]
-        cards = FrozenList([TEXT_OF[c] for c in self.cards])
-        trick = FrozenDict({"leader": self.leader, "cards": cards, "winner": winner})
+        n = self.num_players
+        leader = self.leader
+        winner = (leader + best_index(self.cards, power)) % n
+        trick = FrozenDict(leader=leader, cards=FrozenList(self._texts), winner=winner)
         self.completed = appended(self.completed, trick)
-        won = list(self.won)
-        won[winner] += 1
-        self.won = FrozenList(won)
-        self.taken[winner].extend(self.cards)
+        self._won_code = code = self._won_code + (1 << 4 * winner)
+        self.won = _won_list(n, code)
         self.leader = winner
-        self.seats = []
         self.cards = []
+        self._texts = []
         self._entries = []
         self._current = EMPTY
         return winner

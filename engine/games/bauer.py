@@ -12,7 +12,17 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from ..cards import CARD_BY_TEXT, RANK_OF, SUIT_OF, TEXT_OF, Card, card, make_deck
+from ..cards import (
+    BIT,
+    CARD_BY_TEXT,
+    MASK_TEXTS,
+    RANK_OF,
+    SUIT_OF,
+    Card,
+    card,
+    make_deck,
+    mask_texts,
+)
 from ..frozen import EMPTY, FrozenDict, FrozenList, appended
 from ..game import TERMINAL, CardHandsState, Game
 from ..registry import register
@@ -50,6 +60,13 @@ def effective_suits(trump: str | None) -> tuple[str, ...]:
     if trump is not None:
         suits[card("J" + SAME_COLOUR[trump])] = trump
     return tuple(suits)
+
+
+@cache
+def suit_masks(trump: str | None) -> dict[str, int]:
+    """The cards of each effective suit (:func:`effective_suits`) as a bit mask."""
+    eff = effective_suits(trump)
+    return {s: sum(BIT[c] for c in DECK if eff[c] == s) for s in SAME_COLOUR}
 
 
 @cache
@@ -109,6 +126,7 @@ class BauerState(CardHandsState):
         self.caller: int | None = None
         self.player = (self.dealer + 1) % 4
         self.eff = effective_suits(None)
+        self.eff_masks = suit_masks(None)
         self.table = TrickTable(4, self.dealer, 8)
         self._public.update(
             phase=Phase.CALL,
@@ -117,6 +135,8 @@ class BauerState(CardHandsState):
             calls=EMPTY,
             trump=None,
             caller=None,
+            tricks=EMPTY,
+            tricks_won=self.table.won,
         )
 
     def current_player(self) -> int:
@@ -128,11 +148,9 @@ class BauerState(CardHandsState):
             seat = self.player
             cards = self.table.cards
             if cards:
-                eff = self.eff
-                led = eff[cards[0]]
-                follow = [TEXT_OF[c] for c in self.hands[seat] if eff[c] == led]
+                follow = self.masks[seat] & self.eff_masks[self.eff[cards[0]]]
                 if follow:
-                    return FrozenList(follow)
+                    return MASK_TEXTS.get(follow) or mask_texts(follow)
             return self.hand_text(seat)  # the whole hand: share the observation's text
         return CALL_ACTIONS if phase is Phase.CALL else EMPTY
 
@@ -146,6 +164,9 @@ class BauerState(CardHandsState):
         self._drop_card(seat, c)
         if table.play(seat, c):
             self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
+            public = self._public
+            public["tricks"] = table.completed
+            public["tricks_won"] = table.won
             if len(table.completed) == 8:
                 self._score_hand()
         else:
@@ -158,6 +179,7 @@ class BauerState(CardHandsState):
             self.trump = action[-1]
             self.caller = seat
             self.eff = effective_suits(self.trump)
+            self.eff_masks = suit_masks(self.trump)
             self._start_play(leader=seat)
         elif len(self.calls) == 4:
             self._start_play(leader=self.dealer)  # no trump: the dealer leads
@@ -169,6 +191,7 @@ class BauerState(CardHandsState):
         self.table = TrickTable(4, leader, 8)
         self.player = leader
         self.deals[-1].info = {"trump": self.trump, "caller": self.caller}
+        # tricks and tricks_won are still the empty ones of the deal's first table
         self._public.update(phase=Phase.PLAY, trump=self.trump, caller=self.caller)
 
     def _score_hand(self) -> None:
@@ -222,8 +245,6 @@ class BauerState(CardHandsState):
         obs["hand"] = self._hand_texts[seat] or self.hand_text(seat)
         obs["hand_sizes"] = table.hand_sizes()
         obs["trick"] = table.current()
-        obs["tricks"] = table.completed
-        obs["tricks_won"] = table.won
         if player == seat:
             obs["legal"] = self._legal or self.legal_actions()
         return obs

@@ -18,11 +18,22 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from engine.cards import CARD_BY_TEXT, SUIT_OF, TEXT_OF, Card, card, make_deck
+from engine.cards import (
+    BIT,
+    CARD_BY_TEXT,
+    MASK_TEXTS,
+    SUIT_MASK,
+    SUIT_OF,
+    TEXT_OF,
+    Card,
+    card,
+    make_deck,
+    mask_texts,
+)
 from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
 from engine.game import TERMINAL, CardHandsState, Game
 from engine.registry import register
-from engine.tricks import TrickTable, best_index, power_table
+from engine.tricks import TRUMP_BASE, TrickTable, best_index, power_table
 
 DECK = make_deck(lowest_rank=7)
 SUITS = "cdhs"  # in the order of their action texts
@@ -165,40 +176,54 @@ def score_deal(
     return scores, Outcome.FAILURE
 
 
-def legal_cards(
-    hand: Sequence[Card], trick: Sequence[Card], trump: str, params: Params
-) -> list[str]:
-    """Cards of ``hand`` that may be played to ``trick``, as sorted texts (docs/rules/belote.md,
-    "Play and your duties at each trick").
+@cache
+def above_masks(trump: str, led: str) -> tuple[int, ...]:
+    """``above_masks(trump, led)[top]``: the cards whose :func:`trick_power` beats ``top``."""
+    power = trick_power(trump, led)
+    return tuple(
+        sum(BIT[c] for c in DECK if power[c] > top)
+        for top in range(TRUMP_BASE + len(TRUMP_ORDER) + 1)
+    )
+
+
+def legal_mask(hand: int, trick: Sequence[Card], trump: str, params: Params) -> int:
+    """The cards of ``hand`` (a bit mask, :data:`~engine.cards.BIT`) that may be played to
+    ``trick``, as a mask (docs/rules/belote.md, "Play and your duties at each trick").
 
     Follow suit (beating the highest trump on a trump lead when able); when void, the partner
     (who played two cards before) being master leaves the choice free, otherwise a card that
     beats the trick must be played if held (only trumps can), else, with ``undertrump``, a trump.
     """
     if not trick:
-        return [TEXT_OF[c] for c in hand]
+        return hand
     led = SUIT_OF[trick[0]]
     power = trick_power(trump, led)
-    follow = [c for c in hand if SUIT_OF[c] == led]
+    follow = hand & SUIT_MASK[led]
     if follow:
         if led == trump and params.overtrump_on_trump_lead:
-            top = max(power[c] for c in trick)
-            over = [TEXT_OF[c] for c in follow if power[c] > top]
+            over = follow & above_masks(trump, led)[max(power[c] for c in trick)]
             if over:
                 return over
-        return [TEXT_OF[c] for c in follow]
+        return follow
     winner = best_index(trick, power)
     if winner == len(trick) - 2:  # the partner is master: free choice
-        return [TEXT_OF[c] for c in hand]
-    top = power[trick[winner]]
-    beat = [TEXT_OF[c] for c in hand if power[c] > top]
+        return hand
+    beat = hand & above_masks(trump, led)[power[trick[winner]]]
     if beat:
         return beat
     if params.undertrump:
-        trumps = [TEXT_OF[c] for c in hand if SUIT_OF[c] == trump]
+        trumps = hand & SUIT_MASK[trump]
         if trumps:
             return trumps
-    return [TEXT_OF[c] for c in hand]
+    return hand
+
+
+def legal_cards(
+    hand: Sequence[Card], trick: Sequence[Card], trump: str, params: Params
+) -> list[str]:
+    """Cards of ``hand`` that may be played to ``trick``, as sorted texts (:func:`legal_mask`)."""
+    legal = legal_mask(sum(BIT[c] for c in hand), trick, trump, params)
+    return [TEXT_OF[c] for c in hand if BIT[c] & legal]
 
 
 def trick_winner(trick: Sequence[Card], trump: str) -> int:
@@ -292,6 +317,7 @@ class BeloteState(CardHandsState):
             deal=len(self.deals) - 1,
             dealer=dealer,
             upcard=TEXT_OF[self.upcard],
+            tricks=EMPTY,
             bids=EMPTY,
             taker=None,
             trump=None,
@@ -330,10 +356,12 @@ class BeloteState(CardHandsState):
         if phase is Phase.PLAY:
             trump = self.trump
             assert trump is not None
-            if not self.table.cards:  # a lead: the whole hand, shared with the observation
-                return self.hand_text(self.player)
-            cards = legal_cards(self.hands[self.player], self.table.cards, trump, self.params)
-            return FrozenList(cards)
+            seat = self.player
+            hand = self.masks[seat]
+            legal = legal_mask(hand, self.table.cards, trump, self.params)
+            if legal == hand:  # the whole hand: share the observation's text
+                return self.hand_text(seat)
+            return MASK_TEXTS.get(legal) or mask_texts(legal)  # cards of one suit
         if phase is Phase.BID1:
             return BID_ROUND1
         if phase is Phase.BID2:
@@ -397,6 +425,7 @@ class BeloteState(CardHandsState):
         won = points[table.cards[0]] + points[table.cards[1]] + points[table.cards[2]]
         won += points[table.cards[3]]
         winner = table.finish(trick_power(trump, SUIT_OF[table.cards[0]]))
+        self._public["tricks"] = table.completed
         if len(table.completed) == TRICKS_PER_DEAL:
             self.points[winner % 2] += won + LAST_TRICK_BONUS
             self._public["points"] = FrozenList(self.points)
@@ -500,7 +529,6 @@ class BeloteState(CardHandsState):
         obs["hand"] = self._hand_texts[seat] or self.hand_text(seat)
         obs["hand_sizes"] = table.hand_sizes()
         obs["trick"] = table.current()
-        obs["tricks"] = table.completed
         if player == seat:
             obs["legal"] = self._legal or self.legal_actions()
         return obs
