@@ -8,9 +8,13 @@ reference bots (``benchmarks/reference_bots.py``: five bots of known order) and 
 every neighbour's order confidence is at least 95 % (one-sided), or until the horizon.
 Reported, as medians over runs (``>N`` when more than half the runs did not get there):
 
-- deals to that verdict with plain matches (one game, seats alternating) and with duplicate
-  sets (every rotation of the same deals), with uniformly random pairing and with the ladder's
-  uncertainty-driven matchmaking, and the ratios;
+- deals to that verdict with plain matches (one game, seats alternating, scored as one result)
+  and with duplicate sets (every rotation of the same deals) scored board by board as the
+  platform scores them (``engine.boards``: one finishing order per board for the fit, the board
+  shares for Elo), with uniformly random pairing and with the ladder's uncertainty-driven
+  matchmaking, and the ratios; and a control, plain games scored deal by deal (each deal its own
+  finishing order by deal score), which separates what boards gain by finer granularity from
+  what the duplicate deals gain by cancelling card luck;
 - the score-margin calibration: per pair of neighbours, the deals a one-sided 95 % verdict on
   the mean score margin needs, plain and duplicate;
 - coverage: the share of runs whose 95 % intervals never put a weaker bot wholly above a
@@ -22,8 +26,8 @@ Matches are cached per (table, seed, rotation), and run ``r`` uses the same seed
 mode, so the comparisons are paired. ``--svg`` writes the plot of deals against the share of
 runs with the right order for docs/ranking.md.
 
-Run: ``python benchmarks/ranking.py --quick`` (about 45 s) or without ``--quick`` (all four
-games, both families, 20 runs; 30 minutes with ``--jobs 2``).
+Run: ``python benchmarks/ranking.py --quick`` (about a minute of CPU) or without ``--quick``
+(all four games, both families, 20 runs; over an hour of CPU, see docs/ranking.md).
 """
 
 from __future__ import annotations
@@ -50,13 +54,14 @@ from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import BotSpec, family, make_agent  # noqa: E402
-from matches.results import BotResult  # noqa: E402
+from matches.results import BotResult, board_shares  # noqa: E402
 from ratings.elo import DEFAULT_CONFIG, BotRating, rate_match  # noqa: E402
-from ratings.strength import choices_from_rankings, fit, rank  # noqa: E402
+from ratings.strength import choices_from_matches, fit, rank  # noqa: E402
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
 
 Table = tuple[int, ...]
 Ranked = list[tuple[int, int]]  # (bot index, place)
+Result = list[Ranked]  # one match: one finishing order, or one per board / per deal
 
 
 @dataclass(frozen=True)
@@ -73,14 +78,22 @@ class Setup:
     margin_matches: int = 150  # per neighbouring pair for the score-margin calibration
 
 
+@dataclass(frozen=True)
+class Played:
+    """One cached game: score per table position, and the seats and deal scores boards need."""
+
+    scores: list[float]
+    board_game: engine.BoardGame
+
+
 @dataclass
 class Pool:
-    """Plays and caches games between reference bots: ``(table, seed, rotation)`` → scores per
-    table position and deals played."""
+    """Plays and caches games between reference bots: ``(table, seed, rotation)`` → the played
+    game's scores per table position and deal scores."""
 
     game: engine.Game
     bots: list[BotSpec]
-    cache: dict[tuple[Table, int, int], tuple[list[float], int]] = field(default_factory=dict)
+    cache: dict[tuple[Table, int, int], Played] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         layout = list(range(self.game.num_players))
@@ -89,12 +102,14 @@ class Pool:
                       for s in layout]  # fmt: skip
         self.layout = layout
         self.rotations = self.game.duplicate_rotations()
+        # one engine entrant per table position (a team's first seat): whose board place counts
+        self.representatives = [layout.index(pos) for pos in range(max(layout) + 1)]
 
     @property
     def size(self) -> int:
         return max(self.layout) + 1
 
-    def play(self, table: Table, seed: int, rotation: int) -> tuple[list[float], int]:
+    def play(self, table: Table, seed: int, rotation: int) -> Played:
         key = (table, seed, rotation)
         if key not in self.cache:
             seat_map = self.rotations[rotation]  # seat -> engine entrant (seat it started in)
@@ -107,23 +122,30 @@ class Pool:
             scores = [0.0] * self.size
             for seat, value in enumerate(played.state.returns()):
                 scores[positions[seat]] += value
-            self.cache[key] = (scores, len(played.state.deals))
+            deal_scores = [record.scores for record in played.state.deals]
+            self.cache[key] = Played(scores, engine.BoardGame(seat_map, deal_scores))
         return self.cache[key]
 
     def match(
-        self, table: Table, seed: int, meeting: int, duplicate: bool
-    ) -> tuple[Ranked, int, list[float]]:
-        """One match's finishing order, deals and score per table position: all rotations, or
-        the ``meeting``-th one."""
+        self, table: Table, seed: int, meeting: int, *, duplicate: bool, by_deal: bool = False
+    ) -> tuple[Result, int, list[float]]:
+        """One match's finishing orders, deals and score per table position: all rotations
+        scored board by board (Badugi: by their total, ``engine.BOARD_GAMES``), or the
+        ``meeting``-th one scored as one result (``by_deal``: deal by deal, the control)."""
         rotations = range(len(self.rotations)) if duplicate else [meeting % len(self.rotations)]
-        totals = [0.0] * len(table)
-        deals = 0
-        for r in rotations:
-            scores, n = self.play(table, seed, r)
-            deals += n
-            totals = [a + b for a, b in zip(totals, scores, strict=True)]
-        places = engine.placings(totals)
-        return [(bot, place) for bot, place in zip(table, places, strict=True)], deals, totals
+        played = [self.play(table, seed, r) for r in rotations]
+        deals = sum(len(p.board_game.deal_scores) for p in played)
+        totals = [sum(column) for column in zip(*(p.scores for p in played), strict=True)]
+        if by_deal or (duplicate and self.game.name in engine.BOARD_GAMES):
+            boards = engine.board_places([p.board_game for p in played], teams=self.game.teams)
+            result = [
+                [(bot, board[e]) for bot, e in zip(table, self.representatives, strict=True)]
+                for board in boards
+            ]
+        else:
+            places = engine.placings(totals)
+            result = [[(bot, place) for bot, place in zip(table, places, strict=True)]]
+        return result, deals, totals
 
 
 def seed_of(*parts: object) -> int:
@@ -134,17 +156,17 @@ def seed_of(*parts: object) -> int:
 class Trace:
     """One run of one schedule: results and deals after each match."""
 
-    rankings: list[Ranked] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
     deals: list[int] = field(default_factory=list)  # cumulative
 
 
-def confident_right_order(rankings: Sequence[Ranked], bots: int, seed: int) -> bool:
+def confident_right_order(results: Sequence[Result], bots: int, seed: int) -> bool:
     """Fitted order is the true one (0 strongest) and each neighbour's order is one-sided 95 %."""
-    choices = choices_from_rankings(rankings, list(range(bots)))
+    choices = choices_from_matches(results, list(range(bots)))
     point = fit(choices)
     if list(np.argsort(-point.theta, kind="stable")) != list(range(bots)):
         return False
-    return rank(rankings, entrants=list(range(bots)), seed=seed).confident_order(0.95)
+    return rank(results, entrants=list(range(bots)), seed=seed).confident_order(0.95)
 
 
 def check_points(horizon: int) -> list[int]:
@@ -164,6 +186,7 @@ def run_schedule(
     duplicate: bool,
     choose: Callable[[Trace], Table],
     at_least: int = 0,
+    by_deal: bool = False,
 ) -> tuple[Trace, int | None]:
     """Play matches chosen by ``choose`` until the first confident right order (and at least
     ``at_least`` matches) or the horizon; the trace and the deals at the verdict (or None)."""
@@ -172,15 +195,16 @@ def run_schedule(
     found: int | None = None
     checks = set(check_points(setup.horizon))
     n_bots = len(pool.bots)
-    while len(trace.rankings) < max(setup.horizon, at_least):
+    while len(trace.results) < max(setup.horizon, at_least):
         table = choose(trace)
         k = met.get(table, 0)
         met[table] = k + 1
-        ranked, deals, _ = pool.match(table, seed_of(setup.game, run, table, k), k, duplicate)
-        trace.rankings.append(ranked)
+        result, deals, _ = pool.match(table, seed_of(setup.game, run, table, k), k,
+                                      duplicate=duplicate, by_deal=by_deal)  # fmt: skip
+        trace.results.append(result)
         trace.deals.append((trace.deals[-1] if trace.deals else 0) + deals)
-        m = len(trace.rankings)
-        if found is None and m in checks and confident_right_order(trace.rankings, n_bots, run):
+        m = len(trace.results)
+        if found is None and m in checks and confident_right_order(trace.results, n_bots, run):
             found = trace.deals[-1]
         if found is not None and m >= at_least:
             break
@@ -201,9 +225,9 @@ def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace
     def choose(trace: Trace) -> Table:
         if not planned:
             bots = list(range(len(pool.bots)))
-            tables = [[b for b, _ in r] for r in trace.rankings]
+            tables = [[b for b, _ in r[0]] for r in trace.results]
             games = {b: sum(b in t for t in tables) for b in bots}
-            current = fit(choices_from_rankings(trace.rankings, bots)) if trace.rankings else None
+            current = fit(choices_from_matches(trace.results, bots)) if trace.results else None
             planned.extend(
                 tuple(sorted(t))
                 for t in plan_tables(
@@ -220,9 +244,9 @@ def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace
     return choose
 
 
-def intervals_hold(rankings: Sequence[Ranked], bots: int, seed: int) -> bool:
+def intervals_hold(results: Sequence[Result], bots: int, seed: int) -> bool:
     """No weaker bot's 95 % interval lies wholly above a stronger bot's."""
-    ranking = rank(rankings, entrants=list(range(bots)), seed=seed)
+    ranking = rank(results, entrants=list(range(bots)), seed=seed)
     by_bot = {s.entrant: s for s in ranking.strengths}
     return not any(
         by_bot[weak].low > by_bot[strong].high
@@ -230,20 +254,26 @@ def intervals_hold(rankings: Sequence[Ranked], bots: int, seed: int) -> bool:
     )
 
 
-def spearman_scores(rankings: Sequence[Ranked], bots: int) -> dict[str, float]:
-    """Spearman correlation of each method's order with the true one (bot 0 strongest)."""
+def spearman_scores(results: Sequence[Result], bots: int) -> dict[str, float]:
+    """Spearman correlation of each method's order with the true one (bot 0 strongest), all on
+    board-scored duplicate sets: Elo one update per set with the board shares (as the ladder),
+    the fit one finishing order per board, openskill one update per board (it has no notion
+    of a set)."""
     from openskill.models import PlackettLuce
 
     truth = [-b for b in range(bots)]
     elo: dict[int, BotRating] = {}
     model = PlackettLuce()
     skills = {b: model.rating() for b in range(bots)}
-    for ranked in rankings:
-        rate_match(elo, [BotResult(b, 1, 0.0, place, 0) for b, place in ranked], DEFAULT_CONFIG)
-        rated = model.rate([[skills[b]] for b, _ in ranked], ranks=[place for _, place in ranked])
-        for (b, _), team in zip(ranked, rated, strict=True):
-            skills[b] = team[0]
-    pl = fit(choices_from_rankings(rankings, list(range(bots)))).theta
+    for result in results:
+        entrants = [BotResult(b, 1, 0.0, 0, 0) for b, _ in result[0]]
+        rate_match(elo, entrants, DEFAULT_CONFIG, board_shares(result))
+        for ranked in result:
+            rated = model.rate([[skills[b]] for b, _ in ranked],
+                               ranks=[place for _, place in ranked])  # fmt: skip
+            for (b, _), team in zip(ranked, rated, strict=True):
+                skills[b] = team[0]
+    pl = fit(choices_from_matches(results, list(range(bots)))).theta
     values = {
         "elo": [elo[b].rating if b in elo else DEFAULT_CONFIG.initial for b in range(bots)],
         "bt_pl": list(pl),
@@ -255,6 +285,7 @@ def spearman_scores(rankings: Sequence[Ranked], bots: int) -> dict[str, float]:
 @dataclass
 class RunResult:
     plain: int | None
+    plain_by_deal: int | None
     duplicate: int | None
     matchmaking: int | None
     plain_matchmaking: int | None
@@ -274,6 +305,8 @@ def one_run(setup: Setup, run: int) -> RunResult:
     uniform = uniform_chooser
     points = checkpoints_of(setup, run)
     _, plain_found = run_schedule(pool, setup, run, duplicate=False, choose=uniform(pool, run))
+    _, by_deal_found = run_schedule(pool, setup, run, duplicate=False, by_deal=True,
+                                    choose=uniform(pool, run))  # fmt: skip
     dup, dup_found = run_schedule(pool, setup, run, duplicate=True, choose=uniform(pool, run),
                                   at_least=max(points))  # fmt: skip
     _, mm_found = run_schedule(pool, setup, run, duplicate=True,
@@ -282,9 +315,10 @@ def one_run(setup: Setup, run: int) -> RunResult:
                                      choose=matchmaking_chooser(pool, run))  # fmt: skip
     coverage, spearman = {}, {}
     for point in points:
-        coverage[point] = intervals_hold(dup.rankings[:point], bots, run)
-        spearman[point] = spearman_scores(dup.rankings[:point], bots)
-    return RunResult(plain_found, dup_found, mm_found, plain_mm_found, coverage, spearman)
+        coverage[point] = intervals_hold(dup.results[:point], bots, run)
+        spearman[point] = spearman_scores(dup.results[:point], bots)
+    return RunResult(plain_found, by_deal_found, dup_found, mm_found, plain_mm_found, coverage,
+                     spearman)  # fmt: skip
 
 
 @dataclass
@@ -312,7 +346,7 @@ def margins(setup: Setup) -> list[Margin]:
             diffs, deals = [], []
             for k in range(setup.margin_matches):
                 _, n, totals = pool.match(table, seed_of("margin", setup.game, table, k), k,
-                                          duplicate)  # fmt: skip
+                                          duplicate=duplicate)  # fmt: skip
                 diffs.append(totals[table.index(a)] - totals[table.index(a + 1)])
                 deals.append(n)
             mu = sum(diffs) / sum(deals)
@@ -363,6 +397,7 @@ SETUPS_QUICK = [
 
 def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> dict[str, Any]:
     plain = median_deals([r.plain for r in results])
+    by_deal = median_deals([r.plain_by_deal for r in results])
     dup = median_deals([r.duplicate for r in results])
     mm = median_deals([r.matchmaking for r in results])
     plain_mm = median_deals([r.plain_matchmaking for r in results])
@@ -385,6 +420,7 @@ def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> d
         "label": setup.label, "family": setup.kind, "runs": len(results),
         "margins": [vars(m) for m in margin],
         "horizon": setup.horizon, "plain": plain, "duplicate": dup, "matchmaking": mm,
+        "plain_by_deal": by_deal, "plain_by_deal_runs": [r.plain_by_deal for r in results],
         "plain_matchmaking": plain_mm,
         "plain_matchmaking_runs": [r.plain_matchmaking for r in results],
         "dup_over_plain": None if plain is None or dup is None else dup / plain,
@@ -407,12 +443,17 @@ def print_summary(s: dict[str, Any]) -> None:
         f"  with matchmaking, plain {fmt(s['plain_matchmaking'], h)}: duplicate/plain "
         f"{ratio(s['matchmaking'], s['plain_matchmaking'])}"
     )
-    kinds = ("plain", "duplicate", "matchmaking", "plain_matchmaking")
+    print(
+        f"  control, plain scored deal by deal: {fmt(s['plain_by_deal'], h)} (duplicate / it "
+        f"{ratio(s['duplicate'], s['plain_by_deal'])}; it / plain "
+        f"{ratio(s['plain_by_deal'], s['plain'])})"
+    )
+    kinds = ("plain", "plain_by_deal", "duplicate", "matchmaking", "plain_matchmaking")
     done = {k: sum(v is not None for v in s[f"{k}_runs"]) for k in kinds}
     print(
-        f"  runs reaching it: plain {done['plain']}, duplicate {done['duplicate']}, "
-        f"matchmaking {done['matchmaking']} (plain {done['plain_matchmaking']}) "
-        f"of {s['runs']}"
+        f"  runs reaching it: plain {done['plain']}, plain by deal {done['plain_by_deal']}, "
+        f"duplicate {done['duplicate']}, matchmaking {done['matchmaking']} "
+        f"(plain {done['plain_matchmaking']}) of {s['runs']}"
     )
     for m in s["margins"]:
         print(f"  score-margin verdict {m['pair'][0]} > {m['pair'][1]}: plain {m['plain']:,.0f} "
@@ -428,9 +469,10 @@ def print_summary(s: dict[str, Any]) -> None:
 
 
 CURVES = (  # summary key, legend, colour, dash
-    ("plain_runs", "plain, random pairing", "#7f7f7f", "6,4"),
-    ("duplicate_runs", "duplicate, random pairing", "#1f77b4", ""),
-    ("matchmaking_runs", "duplicate, matchmaking", "#d62728", ""),
+    ("plain_runs", "plain", "#7f7f7f", "6,4"),
+    ("plain_by_deal_runs", "plain by deal (control)", "#2ca02c", "2,3"),
+    ("duplicate_runs", "duplicate by boards", "#1f77b4", ""),
+    ("matchmaking_runs", "duplicate + matchmaking", "#d62728", ""),
 )
 
 
@@ -440,18 +482,19 @@ def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
     columns, panel_w, panel_h, pad = 2, 330, 190, 46
     rows = (len(summaries) + columns - 1) // columns
     width, height = columns * panel_w + 20, rows * panel_h + 60
-    finite = [v for s in summaries for key, *_ in CURVES for v in s[key] if v is not None]
+    finite = [v for s in summaries for key, *_ in CURVES for v in s.get(key, []) if v is not None]
     if not finite:
         return
     lo, hi = np.log10(max(1.0, min(finite) * 0.8)), np.log10(max(finite) * 1.1)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            'font-family="sans-serif" font-size="11">',
            '<rect width="100%" height="100%" fill="white"/>']  # fmt: skip
-    for k, (_, legend, colour, dash) in enumerate(CURVES):
-        lx = 20 + 210 * k
+    lx = 20
+    for _, legend, colour, dash in CURVES:
         out.append(f'<line x1="{lx}" x2="{lx + 26}" y1="16" y2="16" stroke="{colour}" '
                    f'stroke-width="2" stroke-dasharray="{dash or "none"}"/>'
                    f'<text x="{lx + 32}" y="20">{legend}</text>')  # fmt: skip
+        lx += 50 + 6 * len(legend)
     for i, s in enumerate(summaries):
         ox, oy = 10 + (i % columns) * panel_w, 40 + (i // columns) * panel_h
         x0, x1, y0, y1 = ox + pad, ox + panel_w - 12, oy + panel_h - 36, oy + 18
@@ -482,7 +525,9 @@ def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
             decade *= 10
         out.append(f'<text x="{(x0 + x1) / 2}" y="{y0 + 26}" text-anchor="middle">deals</text>')
         for key, _, colour, dash in CURVES:
-            runs = s[key]
+            runs = s.get(key)
+            if runs is None:  # a summary saved before the curve existed
+                continue
             done = sorted(v for v in runs if v is not None)
             points: list[tuple[float, float]] = [(float(x0), y(0.0))]
             for k, v in enumerate(done, start=1):

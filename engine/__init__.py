@@ -10,6 +10,15 @@ Standard library only; no processes, no database. Typical use::
 """
 
 from .agents import Agent, RandomAgent, agent_kinds, make_agent, register_agent
+from .boards import (
+    BOARD_GAMES,
+    BoardGame,
+    board_places,
+    board_points,
+    boards_of_replay,
+    boards_of_result,
+    pairwise_shares,
+)
 from .cards import CARDS, Card, card, cards
 from .errors import IllegalAction, InvalidParams, InvalidReplay
 from .faults import AgentFault, MatchAborted, Verdict
@@ -24,6 +33,7 @@ __all__ = [
     "TERMINAL",
     "Agent",
     "AgentFault",
+    "BoardGame",
     "Card",
     "DealRecord",
     "Fault",
@@ -39,10 +49,16 @@ __all__ = [
     "Verdict",
     "agent_kinds",
     "available_games",
+    "board_places",
+    "board_points",
+    "BOARD_GAMES",
+    "boards_of_replay",
+    "boards_of_result",
     "card",
     "cards",
     "load_game",
     "make_agent",
+    "pairwise_shares",
     "placings",
     "play_game",
     "register",

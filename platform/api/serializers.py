@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.models import Bot, BotVersion
 from matches.models import Match, MatchSeat, MatchStatus
+from matches.selectors import match_board_result
 
 # -- auth --------------------------------------------------------------------------------------
 
@@ -233,13 +235,36 @@ class SeatSerializer(serializers.ModelSerializer[MatchSeat]):
                   "fault_message"]  # fmt: skip
 
 
+class BoardPointsSerializer(serializers.Serializer[Any]):
+    bot = serializers.IntegerField()
+    points = serializers.FloatField(help_text="boards won; a board shared pro rata, ties half")
+
+
+class BoardResultSerializer(serializers.Serializer[Any]):
+    boards = serializers.IntegerField(help_text="deals every game of the set reached")
+    summary = serializers.CharField(help_text='the points side by side, e.g. "6½–3½"')
+    points = BoardPointsSerializer(many=True, help_text="per bot, in the order of its first seat")
+
+
 class MatchSerializer(serializers.ModelSerializer[Match]):
     seats = SeatSerializer(many=True)
+    boards = serializers.SerializerMethodField(
+        help_text="a finished duplicate match scored board by board (what ratings use); null "
+        "for a plain or unfinished match"
+    )
 
     class Meta:
         model = Match
         fields = ["id", "game", "params", "duplicate", "origin", "status", "tournament", "round",
-                  "queued_at", "started_at", "finished_at", "seats"]  # fmt: skip
+                  "queued_at", "started_at", "finished_at", "seats", "boards"]  # fmt: skip
+
+    @extend_schema_field(BoardResultSerializer(allow_null=True))
+    def get_boards(self, match: Match) -> dict[str, Any] | None:
+        result = match_board_result(match=match)
+        if result is None:
+            return None
+        return {"boards": result.boards, "summary": result.summary,
+                "points": [{"bot": bot, "points": p} for bot, p in result.points]}  # fmt: skip
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):

@@ -65,6 +65,10 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     rated_at = models.DateTimeField(null=True, blank=True)
     rating_seq = models.BigIntegerField(null=True, blank=True, help_text="order in its ladder")
+    boards = models.JSONField(
+        null=True, blank=True,
+        help_text="a finished duplicate match's place per seat on each board (engine.boards)",
+    )  # fmt: skip
 
     class Meta:
         verbose_name_plural = "matches"

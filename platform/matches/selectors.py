@@ -13,7 +13,7 @@ from django.db.models import Prefetch, QuerySet
 import engine
 from arena.errors import ApplicationError
 from matches.models import UNFINISHED, Match, MatchReplay, MatchSeat, MatchStatus
-from matches.results import SeatResult, bot_results, pairwise_points
+from matches.results import SeatResult, board_points, board_rankings, bot_results, pairwise_points
 
 
 def match_replay(*, match_id: int) -> dict[str, Any]:
@@ -40,10 +40,47 @@ def recent_matches(*, limit: int, bot_id: int | None = None) -> list[Match]:
 def match_with_seats(*, match_id: int) -> Match:
     """One match with its seats, bots, owners and versions; ``Match.DoesNotExist`` if none."""
     return Match.objects.prefetch_related(
-        Prefetch(
-            "seats", queryset=MatchSeat.objects.select_related("bot__owner", "bot_version")
-        )
+        Prefetch("seats", queryset=MatchSeat.objects.select_related("bot__owner", "bot_version"))
     ).get(pk=match_id)
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    """A duplicate match scored board by board: how many boards, and each bot's boards won
+    (``matches.results.board_points``), bots in the order of their first seat."""
+
+    boards: int
+    points: list[tuple[int, float]]  # (bot id, boards won)
+
+    @property
+    def texts(self) -> list[tuple[int, str]]:
+        """``(bot id, boards won)`` with halves as ½ ("6½"; thirds at tables as decimals)."""
+        return [(bot, _points_text(p)) for bot, p in self.points]
+
+    @property
+    def summary(self) -> str:
+        """The points side by side: "6½–3½" (tables: "2–1½–½–0")."""
+        return "–".join(text for _, text in self.texts)
+
+
+def _points_text(points: float) -> str:
+    doubled = points * 2
+    if abs(doubled - round(doubled)) > 1e-9:  # thirds and sixths at tables
+        return f"{points:.2f}"
+    whole, half = divmod(round(doubled), 2)
+    return f"{whole or ''}½" if half else str(whole)
+
+
+def match_board_result(*, match: Match) -> BoardResult | None:
+    """The board result of a finished duplicate match (``None`` without boards); reads the
+    match's seats, so prefetch them for lists."""
+    if not match.boards:
+        return None
+    seats = sorted(match.seats.all(), key=lambda s: s.seat)
+    results = [SeatResult(s.bot_id, s.bot_version_id, 0.0, s.place or 0, bool(s.fault))
+               for s in seats]  # fmt: skip
+    points = board_points(board_rankings(results, match.boards))
+    return BoardResult(len(match.boards), list(points.items()))
 
 
 @dataclass
@@ -92,7 +129,6 @@ def bot_record(*, bot_id: int) -> list[OpponentRecord]:
             else:
                 record.losses += 1
     return sorted(records.values(), key=lambda r: (-r.meetings, r.opponent))
-
 
 
 def matches_filtered(

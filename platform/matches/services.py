@@ -24,6 +24,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+import engine
 from arena.celery import HARD_TIME_LIMIT_S
 from bots.models import BotVersion
 from matches import formats
@@ -61,15 +62,24 @@ def matches_create(
     with transaction.atomic():
         matches = Match.objects.bulk_create(
             Match(
-                game=game, params=rules.params_dict(), seed=spec.seed, duplicate=duplicate,
-                origin=origin, tournament_id=tournament_id, ladder_id=ladder_id, round=spec.round,
+                game=game,
+                params=rules.params_dict(),
+                seed=spec.seed,
+                duplicate=duplicate,
+                origin=origin,
+                tournament_id=tournament_id,
+                ladder_id=ladder_id,
+                round=spec.round,
             )  # fmt: skip
             for spec in specs
         )
         MatchSeat.objects.bulk_create(
             MatchSeat(
-                match=match, seat=seat, partnership=formats.seat_partnership(rules, seat),
-                bot_id=spec.entrants[entrant].bot_id, bot_version=spec.entrants[entrant],
+                match=match,
+                seat=seat,
+                partnership=formats.seat_partnership(rules, seat),
+                bot_id=spec.entrants[entrant].bot_id,
+                bot_version=spec.entrants[entrant],
             )  # fmt: skip
             for match, spec in zip(matches, specs, strict=True)
             for seat, entrant in enumerate(layout)
@@ -157,17 +167,20 @@ def _reconnecting(record: Callable[[], bool]) -> bool:
 def match_record_result(
     *, match: Match, token: uuid.UUID, played: Played, seats: Sequence[MatchSeat]
 ) -> bool:
-    """Record a played match exactly once: False (and nothing written) if the claim is stale."""
+    """Record a played match exactly once: False (and nothing written) if the claim is stale.
+    A duplicate match's boards are stored with it (``Match.boards``), so that ratings and
+    pages never need to decompress the replay."""
     from ratings.services import ladder_rate_soon
     from tournaments.services import tournament_match_recorded
 
     result = played.result
     replay = json.dumps(result.replay, separators=(",", ":")).encode()
     match_id = match.pk
+    boards = engine.boards_of_result(result) or None  # a set with no board: one result
     with transaction.atomic():
         if not match_transition(
             match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.FINISHED, token=token,
-            finished_at=timezone.now(), deadline=None,
+            finished_at=timezone.now(), deadline=None, boards=boards,
         ):  # fmt: skip
             return False
         for seat in seats:

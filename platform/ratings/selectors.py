@@ -15,7 +15,7 @@ from django.db.models.functions import RowNumber
 
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
-from matches.results import SeatResult, bot_results
+from matches.results import SeatResult, board_rankings, bot_results
 from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
@@ -136,24 +136,31 @@ STRENGTH_WINDOW = 20_000
 FAIRNESS_WINDOW = 1_000
 
 
-def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[tuple[int, int]]]:
+def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[list[tuple[int, int]]]]:
     """Finishing orders of the game's most recent ``limit`` finished ladder matches, oldest
-    first: ``(bot id, rank)`` per bot, lower is better, equal ranks tie and a faulted bot ranks
-    after every bot that did not fault (``matches.results``)."""
-    recent = (
+    first: per match, one order per board for a duplicate match with boards
+    (``matches.results.board_rankings``), else its one finishing order; an order is
+    ``(bot id, rank)`` per bot, lower is better, equal ranks tie and a faulted bot ranks after
+    every bot that did not fault (``matches.results``)."""
+    recent = list(
         Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED)
         .order_by("-finished_at", "-id")
-        .values_list("id", flat=True)[:limit]
+        .values_list("id", "boards")[:limit]
     )
+    boards = {match_id: b for match_id, b in recent if b is not None}
     rows = (
-        MatchSeat.objects.filter(match_id__in=list(recent))
+        MatchSeat.objects.filter(match_id__in=[match_id for match_id, _ in recent])
         .order_by("match__finished_at", "match_id", "seat")
         .values_list("match_id", "bot_id", "bot_version_id", "place", "fault")
     )
     seats: dict[int, list[SeatResult]] = defaultdict(list)
     for match_id, bot, version, place, fault in rows:
         seats[match_id].append(SeatResult(bot, version, 0.0, place or 0, bool(fault)))
-    return [[(r.bot, r.rank) for r in bot_results(s)] for s in seats.values()]
+    return [
+        board_rankings(s, boards[match_id]) if match_id in boards
+        else [[(r.bot, r.rank) for r in bot_results(s)]]
+        for match_id, s in seats.items()
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 One applier at a time per ladder (it locks the ladder row), taking finished, unrated matches in
 ``(finished_at, id)`` order and giving each the next ``rating_seq``; a from-scratch
 recomputation replays the matches in ``rating_seq`` order through the same pure function
-(``ratings.elo``), so it gives identical numbers. Errored matches are never rated.
+(``ratings.elo``), so it gives identical numbers. Errored matches are never rated. A duplicate
+match is rated by its boards (``Match.boards``, stored when it was recorded): each pair scores
+its share of the boards.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
 from matches.models import Match, MatchSeat, MatchStatus
-from matches.results import BotResult, SeatResult, bot_results
+from matches.results import BotResult, SeatResult, board_rankings, board_shares, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
 from ratings.models import Ladder, Rating, RatingChange, RatingRequest
 
@@ -76,7 +79,15 @@ def _request_rating(ladder_id: int) -> None:
             apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
 
 
-def _results_by_match(match_ids: Sequence[int]) -> dict[int, list[BotResult]]:
+class Rated(NamedTuple):
+    """What rating one match needs: its bot results and, for a match with boards, each pair's
+    board share (``None``: scored by rank)."""
+
+    results: list[BotResult]
+    shares: dict[tuple[int, int], float] | None
+
+
+def _results_by_match(match_ids: Sequence[int]) -> dict[int, Rated]:
     seats: dict[int, list[tuple[int, int, int, str]]] = defaultdict(list)
     rows = (
         MatchSeat.objects.filter(match_id__in=match_ids)
@@ -85,7 +96,14 @@ def _results_by_match(match_ids: Sequence[int]) -> dict[int, list[BotResult]]:
     )
     for match_id, bot, version, place, fault in rows:
         seats[match_id].append((bot, version, place or 0, fault))
-    return {match_id: _merged(s) for match_id, s in seats.items()}
+    boards = _boards(Match.objects.filter(pk__in=match_ids))
+    return {match_id: _rated(s, boards.get(match_id)) for match_id, s in seats.items()}
+
+
+def _boards(matches: QuerySet[Match]) -> dict[int, list[list[int]]]:
+    """The stored boards of those of ``matches`` that have them."""
+    rows = matches.filter(boards__isnull=False).values_list("id", "boards")
+    return {match_id: boards for match_id, boards in rows if boards is not None}
 
 
 def ladders_rate_overdue(*, older_than: timedelta = timedelta(minutes=1)) -> list[int]:
@@ -121,7 +139,7 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
             if not match_ids:
                 return total
             results = _results_by_match(match_ids)
-            bots = {r.bot for rs in results.values() for r in rs}
+            bots = {r.bot for rated in results.values() for r in rated.results}
             stored = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=bots)}
             states = {
                 bot: BotRating(r.rating, r.games, r.version_id, r.version_games)
@@ -132,7 +150,8 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
             rated: list[Match] = []
             for match_id in match_ids:
                 ladder.rated_count += 1
-                for change in rate_match(states, results.get(match_id, []), config):
+                rated_match = results.get(match_id, Rated([], None))
+                for change in rate_match(states, rated_match.results, config, rated_match.shares):
                     changes.append((match_id, ladder.rated_count, change))
                 rated.append(Match(pk=match_id, rated_at=now, rating_seq=ladder.rated_count))
             _insert_changes(ladder.pk, changes)
@@ -161,9 +180,9 @@ def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> R
         states: dict[int, BotRating] = {}
         changes: list[tuple[int, int, Change]] = []
         count = 0
-        for match_id, seq, results in _rated_results(ladder.pk):
+        for match_id, seq, rated_match in _rated_results(ladder.pk):
             count += 1
-            for change in rate_match(states, results, config):
+            for change in rate_match(states, rated_match.results, config, rated_match.shares):
                 changes.append((match_id, seq, change))
         rewritten = _rewrite_history(ladder.pk, changes)
         Rating.objects.filter(ladder=ladder).delete()
@@ -215,8 +234,14 @@ def _order_unrated(ladder: Ladder) -> None:
         )
 
 
-def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, list[BotResult]]]:
-    """``(match id, rating_seq, bot results)`` of the ladder's rated matches, in rating order."""
+def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, Rated]]:
+    """``(match id, rating_seq, what rating it needs)`` of the ladder's rated matches, in rating
+    order."""
+    boards = _boards(
+        Match.objects.filter(
+            ladder_id=ladder_id, status=MatchStatus.FINISHED, rating_seq__isnull=False
+        )
+    )
     match_table, seat_table = Match._meta.db_table, MatchSeat._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -231,19 +256,21 @@ def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, list[BotResult]]]
         for match_id, match_seq, bot, version, place, fault in cursor.fetchall():
             if match_id != current:
                 if current is not None:
-                    yield current, seq, _merged(seats)
+                    yield current, seq, _rated(seats, boards.get(current))
                 current, seq, seats = match_id, match_seq, []
             seats.append((bot, version, place or 0, fault))
         if current is not None:
-            yield current, seq, _merged(seats)
+            yield current, seq, _rated(seats, boards.get(current))
 
 
-def _merged(seats: list[tuple[int, int, int, str]]) -> list[BotResult]:
-    """``bot_results`` of a match's ``(bot, version, place, fault)`` seat rows (ratings need no
-    scores), with a shortcut for the usual case of one seat per bot."""
-    if len({bot for bot, _, _, _ in seats}) < len(seats):
-        return bot_results(SeatResult(b, v, 0.0, p, bool(f)) for b, v, p, f in seats)
-    return [BotResult(b, v, 0.0, p, 1 if f else 0) for b, v, p, f in seats]
+def _rated(seats: list[tuple[int, int, int, str]], boards: list[list[int]] | None) -> Rated:
+    """The bot results of a match's ``(bot, version, place, fault)`` seat rows (ratings need no
+    scores), with a shortcut for the usual case of one seat per bot, and its board shares."""
+    if boards is None and len({bot for bot, _, _, _ in seats}) == len(seats):
+        return Rated([BotResult(b, v, 0.0, p, 1 if f else 0) for b, v, p, f in seats], None)
+    results = [SeatResult(b, v, 0.0, p, bool(f)) for b, v, p, f in seats]
+    shares = board_shares(board_rankings(results, boards)) if boards is not None else None
+    return Rated(bot_results(results), shares)
 
 
 def _insert_changes(ladder_id: int, changes: Iterable[tuple[int, int, Change]]) -> None:

@@ -11,6 +11,11 @@ fit serves heads-up games (Belote and Bauer teams, heads-up Badugi) and tables (
 with 3–6 players). Strengths are reported on the Elo scale, ``400 / ln 10 · θ`` around 1500 for
 the average entrant: 400 points apart means odds of 10 to 1.
 
+**Boards.** A match contributes its finishing orders: one for a match scored as one result,
+one per board for a duplicate set (``engine.boards``: the same deal compared across the set's
+seat rotations), each order weighing 1. The bootstrap below still draws whole matches, so the
+boards of one set, which share bots and decks, are never treated as independent.
+
 **Ties.** Entrants on equal places are averaged over every order they could have finished in:
 a tie for second between ``b`` and ``c`` counts as half a match ``b > c`` and half a match
 ``c > b`` (for ``d`` tied entrants, each of the ``d!`` orders with weight ``1/d!``). Heads-up,
@@ -87,38 +92,41 @@ class Choices(Generic[Entrant]):
         return int(self.weights.shape[0])
 
 
+Ranked = Sequence[tuple[Entrant, int]]  # one finishing order: (entrant, place) pairs
+
+
 def choices_from_rankings(
-    rankings: Sequence[Sequence[tuple[Entrant, int]]],
+    rankings: Sequence[Ranked[Entrant]], entrants: Sequence[Entrant] | None = None
+) -> Choices[Entrant]:
+    """:func:`choices_from_matches` of matches with one finishing order each."""
+    return choices_from_matches([[ranking] for ranking in rankings], entrants)
+
+
+def choices_from_matches(
+    matches: Sequence[Sequence[Ranked[Entrant]]],
     entrants: Sequence[Entrant] | None = None,
 ) -> Choices[Entrant]:
-    """Build the choices of ``rankings``: one per match, ``(entrant, place)`` pairs where a
-    lower place is better and equal places are ties. ``entrants`` fixes the order of the
-    strengths (default: first appearance); every ranked entrant must be in it."""
+    """Build the choices of ``matches``: each a list of finishing orders, one for a match scored
+    as one result, one per board for a duplicate set scored board by board (``engine.boards``),
+    each order weighing 1. An order is ``(entrant, place)`` pairs where a lower place is better
+    and equal places are ties. A match stays one unit of the bootstrap, whatever its number of
+    orders, so the correlation between the boards of a set is respected. ``entrants`` fixes the
+    order of the strengths (default: first appearance); every ranked entrant must be in it."""
     order: list[Entrant] = list(entrants) if entrants is not None else []
     index: dict[Entrant, int] = {e: i for i, e in enumerate(order)}
     if len(index) != len(order):
         raise StrengthError("an entrant is listed twice")
     keys: dict[tuple[int, tuple[int, ...]], int] = {}
     rows: list[dict[int, float]] = []
-    for m, ranking in enumerate(rankings):
-        if len(ranking) < 2:
-            raise StrengthError(f"match {m} has fewer than two entrants")
-        seen: set[Entrant] = set()
-        places: list[tuple[int, int]] = []
-        for entrant, place in ranking:
-            if entrant in seen:
-                raise StrengthError(f"match {m} ranks {entrant!r} twice")
-            seen.add(entrant)
-            if entrant not in index:
-                if entrants is not None:
-                    raise StrengthError(f"match {m} ranks {entrant!r}, not among the entrants")
-                index[entrant] = len(order)
-                order.append(entrant)
-            places.append((place, index[entrant]))
+    for m, rankings in enumerate(matches):
+        if not rankings:
+            raise StrengthError(f"match {m} has no finishing order")
         row: dict[int, float] = {}
-        for pick, among, weight in _tie_averaged_choices(places):
-            u = keys.setdefault((pick, among), len(keys))
-            row[u] = row.get(u, 0.0) + weight
+        for ranking in rankings:
+            places = _places(m, ranking, index, order, fixed=entrants is not None)
+            for pick, among, weight in _tie_averaged_choices(places):
+                u = keys.setdefault((pick, among), len(keys))
+                row[u] = row.get(u, 0.0) + weight
         rows.append(row)
     size = max((len(a) for _, a in keys), default=2)
     chosen = np.zeros(len(keys), dtype=np.int64)
@@ -139,6 +147,33 @@ def choices_from_rankings(
         dtype=np.float64,
     )
     return Choices(tuple(order), chosen, alternatives, mask, weights)
+
+
+def _places(
+    m: int,
+    ranking: Ranked[Entrant],
+    index: dict[Entrant, int],
+    order: list[Entrant],
+    *,
+    fixed: bool,
+) -> list[tuple[int, int]]:
+    """``(place, entrant index)`` of one finishing order of match ``m``; entrants not seen yet
+    are appended to ``order`` unless the entrants are ``fixed``."""
+    if len(ranking) < 2:
+        raise StrengthError(f"match {m} has fewer than two entrants")
+    seen: set[Entrant] = set()
+    places: list[tuple[int, int]] = []
+    for entrant, place in ranking:
+        if entrant in seen:
+            raise StrengthError(f"match {m} ranks {entrant!r} twice")
+        seen.add(entrant)
+        if entrant not in index:
+            if fixed:
+                raise StrengthError(f"match {m} ranks {entrant!r}, not among the entrants")
+            index[entrant] = len(order)
+            order.append(entrant)
+        places.append((place, index[entrant]))
+    return places
 
 
 def _tie_averaged_choices(
@@ -205,11 +240,12 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
     return Fit(choices.entrants, theta[0], covariance)
 
 
-def fit_rankings(
-    rankings: Sequence[Sequence[tuple[Entrant, int]]], *, alpha: float = DEFAULT_ALPHA
+def fit_matches(
+    matches: Sequence[Sequence[Ranked[Entrant]]], *, alpha: float = DEFAULT_ALPHA
 ) -> Fit[Entrant] | None:
-    """The point fit of ``rankings`` (no bootstrap), or None when there are none."""
-    return fit(choices_from_rankings(rankings), alpha=alpha) if rankings else None
+    """The point fit of ``matches`` (see :func:`choices_from_matches`; no bootstrap), or None
+    when there are none."""
+    return fit(choices_from_matches(matches), alpha=alpha) if matches else None
 
 
 def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: float) -> FloatArray:
@@ -338,18 +374,18 @@ class Ranking(Generic[Entrant]):
 
 
 def rank(
-    rankings: Sequence[Sequence[tuple[Entrant, int]]],
+    matches: Sequence[Sequence[Ranked[Entrant]]],
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     entrants: Sequence[Entrant] | None = None,
 ) -> Ranking[Entrant]:
-    """Fit ``rankings`` (one finishing order per match, see :func:`choices_from_rankings`) and
+    """Fit ``matches`` (finishing orders per match, see :func:`choices_from_matches`) and
     bootstrap 95 % intervals over matches; deterministic for a given ``seed``."""
     if resamples < 1:
         raise StrengthError("resamples must be at least 1")
-    choices = choices_from_rankings(rankings, entrants)
+    choices = choices_from_matches(matches, entrants)
     n = len(choices.entrants)
     if n == 0:
         return Ranking([], [], resamples, seed)

@@ -28,7 +28,7 @@ from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
 from ratings.selectors import match_rankings
 from ratings.services import ladder_for_game, ladders_ensure
-from ratings.strength import fit_rankings
+from ratings.strength import fit_matches
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
@@ -81,7 +81,8 @@ def tournament_create(
         specs = [
             MatchSpec(
                 entrants=[versions[i] for i in table],
-                seed=rng.randrange(2**31), round=index // per_round + 1,
+                seed=rng.randrange(2**31),
+                round=index // per_round + 1,
             )  # fmt: skip
             for index, table in enumerate(tables)
         ]
@@ -138,9 +139,9 @@ def tournament_cancel(*, tournament_id: int) -> int:
             to=TournamentStatus.CANCELLED, finished_at=timezone.now(),
         ):  # fmt: skip
             raise ApplicationError("the tournament is not running", code="not_running")
-        return Match.objects.filter(
-            tournament_id=tournament_id, status=MatchStatus.QUEUED
-        ).update(status=MatchStatus.CANCELLED, finished_at=timezone.now())
+        return Match.objects.filter(tournament_id=tournament_id, status=MatchStatus.QUEUED).update(
+            status=MatchStatus.CANCELLED, finished_at=timezone.now()
+        )
 
 
 # -- the continuous ladder ---------------------------------------------------------------------
@@ -160,9 +161,7 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     ``ARENA_LADDER_QUEUE_DEPTH`` pending ones, chosen by ``tournaments.matchmaking``: new
     versions' first games, then the pairs whose order the strength fit is least sure of."""
     rng = rng or random.Random()
-    pending = Match.objects.filter(
-        ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED
-    )
+    pending = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED)
     free = settings.ARENA_LADDER_QUEUE_DEPTH - pending.count()
     if free <= 0:
         return []
@@ -186,7 +185,7 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     rankings = match_rankings(game=ladder.game)
     tables = plan_tables(
         candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk]) for b in bots],
-        fit=fit_rankings(rankings), meetings=meetings_of([[b for b, _ in r] for r in rankings]),
+        fit=fit_matches(rankings), meetings=meetings_of([[b for b, _ in r[0]] for r in rankings]),
         table_size=size, count=free, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}

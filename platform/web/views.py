@@ -31,6 +31,7 @@ from matches.challenges import challenge_create
 from matches.models import Match, MatchStatus
 from matches.selectors import (
     bot_record,
+    match_board_result,
     match_replay_document,
     match_with_seats,
     recent_matches,
@@ -124,6 +125,9 @@ def _bot_page(
         "is_owner": is_owner,
         "plot": rating_plot([(str(bot), history)]),
         "rating": history[-1] if history else None,
+        "strength": next(
+            (s for s in ladder_strengths_current(game=bot.game) if s.bot_id == bot.pk), None
+        ),
         "record": bot_record(bot_id=bot.pk),
         "matches": recent_matches(limit=RECENT, bot_id=bot.pk),
         "fault_help": FAULT_HELP,
@@ -324,7 +328,11 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = _match_or_404(match_id)
     seats = list(match.seats.all())
     context: dict[str, Any] = {"match": match, "seats": seats, "game": game_info(match.game),
-                               "finished": match.status == MatchStatus.FINISHED}  # fmt: skip
+                               "finished": match.status == MatchStatus.FINISHED,
+                               "board_result": match_board_result(match=match)}  # fmt: skip
+    if context["board_result"] is not None:
+        bots = {seat.bot_id: seat.bot for seat in seats}
+        context["board_rows"] = [(bots[b], text) for b, text in context["board_result"].texts]
     if context["finished"]:
         seat = _seat_param(request, len(seats))
         context["viewpoint"] = "all" if seat is None else seat

@@ -70,8 +70,9 @@ def add_version(
     """A stored version of ``bot`` (active and current by default), bypassing validation."""
     data = f"{source}# {next(_unique)}\n".encode()
     sha = hashlib.sha256(data).hexdigest()
-    package, _ = Package.objects.get_or_create(sha256=sha, defaults={"data": data,
-                                                                     "size": len(data)})
+    package, _ = Package.objects.get_or_create(
+        sha256=sha, defaults={"data": data, "size": len(data)}
+    )
     number = bot.versions.count() + 1
     version = BotVersion.objects.create(
         bot=bot, number=number, package=package, filename="bot.py", runtime="python3",
@@ -96,18 +97,22 @@ def finished_match(
     *,
     faults: Sequence[str] = (),
     minutes_ago: float = 0,
+    boards: Sequence[Sequence[int]] | None = None,
 ) -> Match:
     """A finished match (as if recorded) between entrants ``versions`` with these places
-    (one per entrant); ``faults`` gives entrants' verdicts ("" for none)."""
+    (one per entrant); ``faults`` gives entrants' verdicts ("" for none); ``boards`` each
+    board's places per entrant (stored per seat, as ``Match.boards``)."""
     rules = formats.load(game)
+    layout = formats.seat_entrants(rules)
     match = Match.objects.create(
         game=game, params=rules.params_dict(), seed=next(_unique), duplicate=True,
         origin=MatchOrigin.LADDER, ladder=ladder_for_game(game=game),
         status=MatchStatus.FINISHED,
         finished_at=timezone.now() - timedelta(minutes=minutes_ago),
+        boards=None if boards is None else [[b[e] for e in layout] for b in boards],
     )  # fmt: skip
     verdicts = list(faults) or [""] * len(versions)
-    for seat, entrant in enumerate(formats.seat_entrants(rules)):
+    for seat, entrant in enumerate(layout):
         MatchSeat.objects.create(
             match=match, seat=seat, partnership=formats.seat_partnership(rules, seat),
             bot=versions[entrant].bot, bot_version=versions[entrant],

@@ -63,3 +63,17 @@ def test_seat_fairness_reads_the_stored_replays() -> None:
     assert [p["position"] for p in body["by_seat"]] == [0, 1]
     assert sum(p["samples"] for p in body["by_dealer_position"]) == 2 * 2 * 6 * 2
     assert APIClient().get("/api/ladders/chess/fairness/").status_code == 404
+
+
+def test_a_duplicate_match_states_its_board_result() -> None:
+    a, b = active_bot("belote", name="north"), active_bot("belote", name="east")
+    boards = [[1, 2]] * 6 + [[2, 1]] * 3 + [[1, 1]]
+    match = finished_match("belote", [a.current_version, b.current_version], [1, 2],  # type: ignore[list-item]
+                           boards=boards)  # fmt: skip
+    body = APIClient().get(f"/api/matches/{match.pk}/").json()
+    assert body["boards"] == {
+        "boards": 10, "summary": "6½–3½",
+        "points": [{"bot": a.pk, "points": 6.5}, {"bot": b.pk, "points": 3.5}],
+    }  # fmt: skip
+    plain = finished_match("belote", [a.current_version, b.current_version], [1, 2])  # type: ignore[list-item]
+    assert APIClient().get(f"/api/matches/{plain.pk}/").json()["boards"] is None

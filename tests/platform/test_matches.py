@@ -3,12 +3,16 @@ workers are never charged to a bot."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import json
 import shutil
 import uuid
+import zlib
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.conf import settings
 from django.utils import timezone
 from pytest_django import DjangoCaptureOnCommitCallbacks
@@ -16,7 +20,14 @@ from pytest_django import DjangoCaptureOnCommitCallbacks
 import engine
 from bots.models import Bot, Package
 from matches.execution import SeatBot, play
-from matches.models import MATCH_TRANSITIONS, Match, MatchOrigin, MatchSeat, MatchStatus
+from matches.models import (
+    MATCH_TRANSITIONS,
+    Match,
+    MatchOrigin,
+    MatchReplay,
+    MatchSeat,
+    MatchStatus,
+)
 from matches.selectors import match_replay
 from matches.services import (
     MatchSpec,
@@ -30,7 +41,7 @@ from matches.services import (
 )
 from ratings.models import RatingChange
 from ratings.services import ladder_for_game
-from tests.platform.factories import CRASHES, active_bot
+from tests.platform.factories import CRASHES, active_bot, finished_match
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +81,9 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
     replay = match_replay(match_id=match.pk)
     assert replay["game"] == "belote" and len(replay["games"]) == 2  # duplicate set
     assert len(engine.resimulate(replay)) == 2  # every action legal, every score right
+    # scored board by board at record time: the crashing team lost every board
+    assert match.boards and match.boards == engine.boards_of_replay(replay)
+    assert all(board == [1, 2, 1, 2] for board in match.boards)
     assert match_run(match_id=match.pk, worker="again") is False  # a second delivery: nothing
     assert RatingChange.objects.filter(match=match).count() == 2  # one per bot, once
     assert MatchSeat.objects.filter(match=match).count() == 4
@@ -95,6 +109,8 @@ def test_a_stale_claim_records_nothing(held_matches: list[int]) -> None:
     assert match_record_result(match=match, token=token, played=played, seats=seats)
     assert not match_record_result(match=match, token=token, played=played, seats=seats)
     assert RatingChange.objects.filter(match=match).count() == 4
+    match.refresh_from_db()
+    assert match.boards is None  # played as one game: no boards, one result
 
 
 @pytest.mark.django_db(transaction=True)
@@ -140,3 +156,22 @@ def test_every_status_change_outside_the_table_is_refused() -> None:
         if to not in MATCH_TRANSITIONS[frm]:
             with pytest.raises(ValueError, match="cannot go from"):
                 match_transition(match_id=0, frm=frm, to=to)
+
+
+def test_the_migration_fills_the_boards_of_earlier_duplicate_matches_from_their_replays() -> None:
+    fill_boards = importlib.import_module("matches.migrations.0004_match_boards").fill_boards
+    a, b = active_bot("belote"), active_bot("belote")
+    versions = [a.current_version, b.current_version]
+    stored = {}
+    for duplicate in (True, False):
+        agents = [engine.make_agent("belote", "random", seed) for seed in range(4)]
+        result = engine.run_match("belote", {}, agents, seed=5, duplicate=duplicate)
+        match = finished_match("belote", versions, [1, 2])  # type: ignore[arg-type]
+        Match.objects.filter(pk=match.pk).update(duplicate=duplicate)
+        data = json.dumps(result.replay).encode()
+        MatchReplay.objects.create(match=match, data=zlib.compress(data), size=len(data))
+        stored[duplicate] = (match.pk, engine.boards_of_result(result))
+    fill_boards(django_apps, None)
+    boards = dict(Match.objects.values_list("pk", "boards"))
+    assert stored[True][1] and boards[stored[True][0]] == stored[True][1]
+    assert boards[stored[False][0]] is None

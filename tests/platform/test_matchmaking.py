@@ -15,7 +15,7 @@ from pytest_django import DjangoCaptureOnCommitCallbacks
 import engine
 from bots.models import Bot, BotVersion
 from matches.models import Match, MatchOrigin
-from ratings.services import ladder_for_game
+from ratings.services import ladder_apply_ratings, ladder_for_game
 from ratings.strength import Fit, choices_from_rankings, fit
 from tests.platform.factories import active_bot, finished_match
 from tournaments import matchmaking
@@ -129,14 +129,39 @@ def test_the_ladder_schedules_duplicate_matches_between_the_uncertain_neighbours
         finished_match("badugi", [current(top), current(far)], [1, 2], minutes_ago=60)
         finished_match("badugi", [current(close), current(far)], [1, 2], minutes_ago=60)
     ladder = ladder_for_game(game="badugi")
-    from ratings.services import ladder_apply_ratings
-
     ladder_apply_ratings(ladder_id=ladder.pk)
     with django_capture_on_commit_callbacks():
         created = ladder_schedule(ladder=ladder, rng=random.Random(4))
     assert len(created) == 2
     for match in created:
         assert match.origin == MatchOrigin.LADDER and match.duplicate
+        assert set(match.seats.values_list("bot_id", flat=True)) == {top.pk, close.pk}
+
+
+@pytest.mark.django_db
+@override_settings(ARENA_LADDER_QUEUE_DEPTH=2)
+def test_the_scheduler_reads_a_duplicate_sets_boards_not_its_single_result(
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:
+    top, close, far = (active_bot("belote") for _ in range(3))
+    even = [[1, 2]] * 5 + [[2, 1]] * 5
+    for k in range(12):
+        # top wins every set of its pair with close, but only half of their boards: uncertain
+        finished_match("belote", [current(top), current(close)], [1, 2], boards=even,
+                       minutes_ago=60)  # fmt: skip
+        # close and far split their sets, but close wins 9 boards in 10 of every one: certain
+        winner, loser = (close, far) if k % 2 else (far, close)
+        finished_match("belote", [current(winner), current(loser)], [1, 2], minutes_ago=60,
+                       boards=[[1, 2] if winner == close else [2, 1]] * 9
+                       + [[2, 1] if winner == close else [1, 2]])  # fmt: skip
+        finished_match("belote", [current(top), current(far)], [1, 2], minutes_ago=60,
+                       boards=[[1, 2]] * 9 + [[2, 1]])  # fmt: skip
+    ladder = ladder_for_game(game="belote")
+    ladder_apply_ratings(ladder_id=ladder.pk)  # the bots' versions are past their first games
+    with django_capture_on_commit_callbacks():
+        created = ladder_schedule(ladder=ladder, rng=random.Random(4))
+    assert len(created) == 2
+    for match in created:
         assert set(match.seats.values_list("bot_id", flat=True)) == {top.pk, close.pk}
 
 

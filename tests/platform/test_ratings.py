@@ -9,7 +9,14 @@ import pytest
 from django.core.management import call_command
 
 from matches.models import Match
-from matches.results import BotResult, SeatResult, bot_results
+from matches.results import (
+    BotResult,
+    SeatResult,
+    board_points,
+    board_rankings,
+    board_shares,
+    bot_results,
+)
 from ratings.elo import DEFAULT_CONFIG, BotRating, EloConfig, expected, rate_match
 from ratings.models import Rating, RatingChange
 from ratings.selectors import ladder_standings, rating_history
@@ -60,6 +67,28 @@ def test_a_faulted_entrant_loses_even_with_a_better_place() -> None:
     ratings: dict[int, BotRating] = {}
     changes = rate_match(ratings, [result(1, 1, faults=1), result(2, 2)], EQUAL_K)
     assert changes[0].after < changes[0].before and changes[1].after > changes[1].before
+
+
+def test_a_board_share_is_the_pairs_fractional_score_in_one_update() -> None:
+    # 6½ boards of 10 against an equal opponent: K · (0.65 − 0.5) = 3 points, in one update
+    ratings: dict[int, BotRating] = {}
+    shares = {(1, 2): 0.65, (2, 1): 0.35}
+    changes = rate_match(ratings, [result(1, 2), result(2, 1)], EQUAL_K, shares)
+    assert [c.after - c.before for c in changes] == pytest.approx([3.0, -3.0])
+    assert ratings[1].games == 1  # one match, not ten
+
+
+def test_board_rankings_merge_team_seats_and_put_a_faulted_bot_last_on_every_board() -> None:
+    seats = [SeatResult(7, 1, 0.0, 1, False), SeatResult(8, 2, 0.0, 2, False),
+             SeatResult(7, 1, 0.0, 1, False), SeatResult(8, 2, 0.0, 2, True)]  # fmt: skip
+    boards = [[1, 2, 1, 2], [2, 1, 2, 1], [1, 1, 1, 1]]
+    rankings = board_rankings(seats, boards)
+    assert [[bot for bot, _ in board] for board in rankings] == [[7, 8]] * 3
+    assert all(dict(board)[8] > dict(board)[7] for board in rankings)  # 8 faulted: lost all
+    clean = [s._replace(faulted=False) for s in seats]
+    shares = board_shares(board_rankings(clean, boards))
+    assert shares == {(7, 8): 0.5, (8, 7): 0.5}  # one board each, one tie
+    assert board_points(board_rankings(clean, boards)) == {7: 1.5, 8: 1.5}
 
 
 def test_bot_results_merge_partner_seats_and_faults() -> None:
@@ -123,6 +152,19 @@ def test_apply_rates_each_match_once_in_finish_order() -> None:
 
 
 @pytest.mark.django_db
+def test_a_duplicate_match_is_rated_by_its_boards() -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    assert a.current_version and b.current_version
+    # a placed second over the set but won 3 of the 4 boards: the ladder credits a
+    finished_match("belote", [a.current_version, b.current_version], [2, 1],
+                   boards=[[1, 2], [1, 2], [1, 2], [2, 1]])  # fmt: skip
+    ladder_apply_ratings(ladder_id=ladder_for_game(game="belote").pk)
+    change = RatingChange.objects.get(bot=a)
+    # provisional K 48 against an equal opponent: 48 · (0.75 − 0.5)
+    assert change.after - change.before == pytest.approx(12.0)
+
+
+@pytest.mark.django_db
 def test_errored_matches_are_never_rated() -> None:
     a, b = active_bot("bauer"), active_bot("bauer")
     assert a.current_version and b.current_version
@@ -144,8 +186,10 @@ def test_recompute_from_scratch_equals_the_live_ladder() -> None:
         versions = [b.current_version for b in table]
         places = rng.sample([1, 2, 3, 4], 4)
         faults = ["timeout" if rng.random() < 0.1 else "" for _ in table]
+        # every other match a duplicate set with 1 to 6 boards, ties included
+        boards = [[rng.randint(1, 4) for _ in table] for _ in range(rng.randint(1, 6))]
         finished_match("barbu", versions, places, faults=faults,  # type: ignore[arg-type]
-                       minutes_ago=100 - step)  # fmt: skip
+                       minutes_ago=100 - step, boards=boards if step % 2 else None)  # fmt: skip
         if step % 7 == 0:  # the live ladder is applied in irregular batches
             ladder_apply_ratings(ladder_id=ladder.pk)
     ladder_apply_ratings(ladder_id=ladder.pk)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -14,12 +15,15 @@ from ratings.selectors import ladder_strengths, match_rankings
 from ratings.strength import (
     ELO_PER_NATURAL,
     StrengthError,
+    choices_from_matches,
     choices_from_rankings,
     fit,
-    fit_rankings,
+    fit_matches,
     rank,
 )
 from tests.platform.factories import active_bot, finished_match
+
+T = TypeVar("T")
 
 A_WINS_TWO_OF_THREE = [[("a", 1), ("b", 2)], [("a", 1), ("b", 2)], [("a", 2), ("b", 1)]]
 # A wins two tables, B and C one each and never differ otherwise: w_A = 1 + √5 when w_B = w_C
@@ -30,6 +34,11 @@ THREE_TABLES = [
     [("B", 1), ("A", 2), ("C", 3)],
     [("C", 1), ("A", 2), ("B", 3)],
 ]
+
+
+def single(rankings: list[list[tuple[T, int]]]) -> list[list[list[tuple[T, int]]]]:
+    """Matches of one finishing order each."""
+    return [[r] for r in rankings]
 
 
 def difference(rankings: list[list[tuple[str, int]]], a: int, b: int, alpha: float = 0.0) -> float:
@@ -88,8 +97,38 @@ def test_an_unbeaten_bot_is_finite_under_the_prior_and_the_prior_shrinks_it() ->
     assert 3 / (1 + math.exp(strong)) == pytest.approx(1.0 * strong / 2, abs=1e-9)
 
 
-def test_fit_rankings_is_none_without_matches() -> None:
-    assert fit_rankings([]) is None
+def test_fit_matches_is_none_without_matches() -> None:
+    assert fit_matches([]) is None
+
+
+# -- duplicate sets scored by boards -------------------------------------------------------------
+
+
+def test_a_match_of_boards_counts_every_board_in_the_fit() -> None:
+    # one duplicate set whose three boards a won twice: the fit of three single matches
+    boards = choices_from_matches([A_WINS_TWO_OF_THREE])
+    assert boards.matches == 1
+    theta = fit(boards, alpha=0.0).theta
+    assert float(theta[0] - theta[1]) == pytest.approx(math.log(2.0), abs=1e-7)
+    assert boards.weights.sum() == pytest.approx(3.0)
+
+
+def test_the_bootstrap_resamples_whole_sets_not_boards() -> None:
+    # ten sets of ten boards each give intervals wider than a hundred independent boards
+    sets = [[[("a", 1), ("b", 2)]] * 7 + [[("a", 2), ("b", 1)]] * 3 for _ in range(9)]
+    sets.append([[("a", 2), ("b", 1)]] * 10)  # one set the bootstrap can leave out, or double
+    boards = [board for s in sets for board in s]
+    as_sets = rank(sets, seed=4, resamples=200)
+    as_boards = rank(single(boards), seed=4, resamples=200)
+    assert as_sets.strengths[0].strength == pytest.approx(as_boards.strengths[0].strength)
+    width = [r.strengths[0].high - r.strengths[0].low for r in (as_sets, as_boards)]
+    assert width[0] > width[1]
+    assert as_sets.strengths[0].matches == 10 and as_boards.strengths[0].matches == 100
+
+
+def test_a_match_without_an_order_is_refused() -> None:
+    with pytest.raises(StrengthError, match="no finishing order"):
+        choices_from_matches([[]])
 
 
 @pytest.mark.parametrize(
@@ -130,15 +169,18 @@ def noisy_ladder(seed: int) -> list[list[tuple[int, int]]]:
 
 def test_the_bootstrap_is_deterministic_for_a_seed_and_varies_with_it() -> None:
     rankings = noisy_ladder(1)
-    first, again = rank(rankings, seed=7, resamples=50), rank(rankings, seed=7, resamples=50)
-    other = rank(rankings, seed=8, resamples=50)
+    first, again = (
+        rank(single(rankings), seed=7, resamples=50),
+        rank(single(rankings), seed=7, resamples=50),
+    )
+    other = rank(single(rankings), seed=8, resamples=50)
     assert first == again
     assert [s.low for s in first.strengths] != [s.low for s in other.strengths]
     assert [s.strength for s in first.strengths] == [s.strength for s in other.strengths]
 
 
 def test_intervals_contain_the_estimate_and_order_the_clear_cases() -> None:
-    ranking = rank(noisy_ladder(2), seed=1, resamples=100)
+    ranking = rank(single(noisy_ladder(2)), seed=1, resamples=100)
     assert [s.entrant for s in ranking.strengths] == [3, 2, 1, 0]
     for s in ranking.strengths:
         assert s.low <= s.strength <= s.high
@@ -153,7 +195,7 @@ def test_intervals_contain_the_estimate_and_order_the_clear_cases() -> None:
 @pytest.mark.parametrize(("wins", "verdict"), [(2, False), (4, False), (8, True), (20, True)])
 def test_a_one_sided_record_needs_enough_matches_for_a_verdict(wins: int, verdict: bool) -> None:
     # every bootstrap resample of k wins in k matches is k wins: the normal bound decides
-    ranking = rank([[("a", 1), ("b", 2)]] * wins, seed=1, resamples=50)
+    ranking = rank(single([[("a", 1), ("b", 2)]] * wins), seed=1, resamples=50)
     assert ranking.confident_order() is verdict
     assert 0.5 < ranking.order_confidence[0] < 1.0
 
@@ -166,7 +208,7 @@ def test_single_strength_variances_leave_out_the_common_shift() -> None:
 
 def test_equal_bots_are_statistically_tied() -> None:
     rankings = [[("a", 1), ("b", 2)], [("a", 2), ("b", 1)]] * 20
-    ranking = rank(rankings, seed=3, resamples=100)
+    ranking = rank(single(rankings), seed=3, resamples=100)
     assert ranking.tied_with_next(0)
     assert 0.2 < ranking.order_confidence[0] < 0.8
     assert not ranking.confident_order()
@@ -206,6 +248,20 @@ def test_match_rankings_merge_team_seats_and_rank_faulted_bots_last() -> None:
     finished_match("belote", [current(a), current(b)], [1, 2], minutes_ago=5)
     finished_match("belote", [current(a), current(b)], [1, 2], faults=["timeout", ""])
     first, second = match_rankings(game="belote")
-    assert first == [(a.pk, 1), (b.pk, 2)]  # one entry per team, oldest match first
-    assert dict(second)[a.pk] > dict(second)[b.pk]  # the faulted team ranks last
+    assert first == [[(a.pk, 1), (b.pk, 2)]]  # one entry per team, oldest match first
+    assert dict(second[0])[a.pk] > dict(second[0])[b.pk]  # the faulted team ranks last
     assert ladder_strengths(game="bauer") == []
+
+
+@pytest.mark.django_db
+def test_match_rankings_give_a_duplicate_match_one_order_per_board() -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    boards = [[1, 2], [2, 1], [1, 1]]
+    finished_match("belote", [current(a), current(b)], [1, 2], boards=boards, minutes_ago=5)
+    finished_match("belote", [current(a), current(b)], [1, 2], faults=["", "timeout"],
+                   boards=[[2, 1], [2, 1]])  # fmt: skip
+    plain = finished_match("belote", [current(a), current(b)], [2, 1], minutes_ago=1)
+    with_boards, one, faulted = match_rankings(game="belote")
+    assert with_boards == [[(a.pk, 1), (b.pk, 2)], [(a.pk, 2), (b.pk, 1)], [(a.pk, 1), (b.pk, 1)]]
+    assert all(dict(board)[b.pk] > dict(board)[a.pk] for board in faulted)  # b lost every board
+    assert one == [[(a.pk, 2), (b.pk, 1)]] and plain.boards is None

@@ -12,6 +12,7 @@ from django.test import Client
 
 import engine
 from matches.models import MatchReplay
+from ratings.selectors import ladder_strengths_current
 from tests.platform.factories import active_bot, finished_match
 
 pytestmark = pytest.mark.django_db
@@ -48,3 +49,26 @@ def test_the_ladder_page_shows_strengths_ties_and_seat_fairness(client: Client) 
 def test_a_ladder_without_matches_shows_neither_section(client: Client) -> None:
     html = client.get("/ladder/bauer/").content.decode()
     assert "Strength with 95 % intervals" not in html and "Seat fairness" not in html
+
+
+def test_the_match_page_states_the_board_result(client: Client) -> None:
+    a, b = active_bot("badugi", name="steady"), active_bot("badugi", name="lucky")
+    boards = [[1, 2]] * 6 + [[2, 1]] * 3 + [[1, 1]]
+    match = finished_match("badugi", [a.current_version, b.current_version], [2, 1],  # type: ignore[list-item]
+                           boards=boards)  # fmt: skip
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "Boards 6½–3½ (of 10)" in page
+    korean = client.get(f"/matches/{match.pk}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "보드 6½–3½ (전체 10개)" in korean
+    plain = finished_match("badugi", [a.current_version, b.current_version], [2, 1])  # type: ignore[list-item]
+    assert "Boards won" not in client.get(f"/matches/{plain.pk}/").content.decode()
+
+
+def test_the_bot_page_shows_its_strength_with_its_interval(client: Client) -> None:
+    strong, weak = active_bot("badugi", name="strong"), active_bot("badugi", name="weak")
+    for _ in range(6):
+        finished_match("badugi", [strong.current_version, weak.current_version], [1, 2])  # type: ignore[list-item]
+    [row] = [s for s in ladder_strengths_current(game="badugi") if s.bot_id == strong.pk]
+    page = client.get(f"/bots/{strong.pk}/").content.decode()
+    shown = f'Strength: <strong class="num">{row.strength:.0f}</strong> (95 % interval '
+    assert shown + f"{row.low:.0f} – {row.high:.0f}, rank 1 by strength)" in page

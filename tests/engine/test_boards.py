@@ -1,0 +1,91 @@
+"""Boards: a duplicate set scored deal by deal (engine/boards.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.boards import BoardGame, board_places, board_points, pairwise_shares
+
+
+def test_heads_up_boards_sum_each_entrants_seats_over_the_set() -> None:
+    # two games, entrants swapped; deal scores per seat
+    first = BoardGame([0, 1], [[5, -5], [-2, 2], [0, 0]])
+    second = BoardGame([1, 0], [[3, -3], [-2, 2], [1, -1]])
+    # board 0: entrant 0 = 5 + -3 = 2, entrant 1 = -5 + 3 = -2
+    # board 1: entrant 0 = -2 + 2 = 0, entrant 1 = 2 + -2 = 0 (a tie)
+    # board 2: entrant 0 = 0 + -1, entrant 1 = 0 + 1
+    assert board_places([first, second], teams=None) == [[1, 2], [1, 1], [2, 1]]
+
+
+def test_deals_beyond_the_shortest_game_or_unfinished_are_not_boards() -> None:
+    long = BoardGame([0, 1], [[1, 0], [1, 0], [1, 0], [1, 0]])
+    short = BoardGame([1, 0], [[0, 0], [0, 0], None])  # its third deal never finished
+    assert board_places([long, short], teams=None) == [[1, 2], [1, 2]]
+
+
+def test_team_games_rank_sides_and_partners_share_the_place() -> None:
+    teams = [[0, 2], [1, 3]]
+    # seat scores repeat the team score, as Belote and Bauer record them
+    first = BoardGame([0, 1, 2, 3], [[10, 0, 10, 0], [0, 4, 0, 4]])
+    second = BoardGame([1, 0, 3, 2], [[0, 7, 0, 7], [0, 4, 0, 4]])
+    # board 0: side 0 holds seats 0, 2 then 1, 3: 10 + 10 + 7 + 7 against 0; board 1: 4 + 4 each
+    assert board_places([first, second], teams=teams) == [[1, 2, 1, 2], [1, 1, 1, 1]]
+
+
+def test_a_faulted_entrant_loses_every_board_and_so_does_its_side() -> None:
+    games = [BoardGame([0, 1, 2], [[9, 0, 0], [0, 0, 9]])]
+    assert board_places(games, teams=None, faulted=[0]) == [[3, 1, 1], [3, 2, 1]]
+    teams = [[0, 2], [1, 3]]
+    four = [BoardGame([0, 1, 2, 3], [[5, 0, 5, 0]])]
+    assert board_places(four, teams=teams, faulted=[2]) == [[2, 1, 2, 1]]
+
+
+def test_ties_share_the_better_place_at_a_table() -> None:
+    games = [BoardGame([0, 1, 2, 3], [[3, 3, 1, 3]])]
+    assert board_places(games, teams=None) == [[1, 1, 4, 1]]
+
+
+def test_pairwise_shares_count_ties_half() -> None:
+    places = [[1, 2], [1, 1], [2, 1], [1, 2]]
+    shares = pairwise_shares(places)
+    assert shares[0][1] == pytest.approx(2.5 / 4)
+    assert shares[1][0] == pytest.approx(1.5 / 4)
+    assert pairwise_shares([]) == []
+
+
+def test_board_points_heads_up_add_up_to_the_boards() -> None:
+    places = [[1, 2]] * 6 + [[2, 1]] * 3 + [[1, 1]]
+    assert board_points(places) == [6.5, 3.5]
+
+
+def test_board_points_at_a_table_share_each_board_pro_rata() -> None:
+    # a beats both (1); b and c tie with each other and lose to a: (0 + ½) / 2 each
+    assert board_points([[1, 2, 2]]) == [1.0, 0.25, 0.25]
+
+
+@pytest.mark.parametrize("game", ["belote", "bauer", "barbu"])
+def test_a_played_match_and_its_replay_give_the_same_boards(game: str) -> None:
+    rules = engine.load_game(game, **({"start_points": 2} if game == "bauer" else {}))
+    agents = [engine.make_agent(game, "random", seed) for seed in range(rules.num_players)]
+    result = engine.run_match(rules, None, agents, seed=11, duplicate=True)
+    boards = engine.boards_of_result(result)
+    assert boards is not None and boards
+    assert boards == engine.boards_of_replay(result.replay)
+    shortest = min(len(g.state.deals) for g in result.games)
+    assert len(boards) == shortest
+
+
+def test_a_badugi_set_is_scored_by_its_chip_total_not_by_boards() -> None:
+    rules = engine.load_game("badugi", hands=4, players=2)
+    agents = [engine.make_agent("badugi", "random", seed) for seed in range(2)]
+    result = engine.run_match(rules, None, agents, seed=11, duplicate=True)
+    assert engine.boards_of_result(result) is None
+    assert engine.boards_of_replay(result.replay) is None
+
+
+def test_plain_matches_have_no_boards() -> None:
+    agents = [engine.make_agent("belote", "random", seed) for seed in range(4)]
+    result = engine.run_match("belote", {}, agents, seed=2)
+    assert engine.boards_of_result(result) is None
+    assert engine.boards_of_replay(result.replay) is None
