@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # Accept-Language or the remembered choice
+    "arena.pagecache.PublicPageCacheMiddleware",  # anonymous visitors' public pages, briefly
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -221,6 +222,8 @@ ARENA_CONTENT_SECURITY_POLICY = (
     "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+# Seconds an anonymous visitor's public page is served again to the next ones (0: off)
+ARENA_PAGE_CACHE_SECONDS = read_int(env, "ARENA_PAGE_CACHE_SECONDS", default=5, minimum=0)
 # Requests per hour (0: unlimited): sign-ups and page log-ins per address, uploads (pages and
 # API) per user; API tokens per address per minute (DRF's "login" throttle).
 ARENA_SIGNUPS_PER_HOUR = read_int(env, "ARENA_SIGNUPS_PER_HOUR", default=10, minimum=0)

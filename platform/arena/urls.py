@@ -6,7 +6,6 @@ from django.urls import URLPattern, URLResolver, include, path
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switch
     path("", include("web.urls")),
 ]
 

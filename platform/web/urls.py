@@ -10,6 +10,7 @@ urlpatterns = [
     path("ladder/<str:game>/", views.ladder, name="ladder"),
     path("rules/<str:game>/", views.rules, name="rules"),
     path("docs/<str:name>/", views.doc_page, name="doc"),
+    path("language/", views.language_switch, name="language"),
     path("bots/new/", views.bot_new, name="bot_new"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
     path("bots/<int:bot_id>/versions/", views.bot_upload_version, name="bot_upload"),

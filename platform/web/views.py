@@ -15,6 +15,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -366,6 +367,28 @@ def doc_page(request: HttpRequest, name: str) -> HttpResponse:
         raise Http404(_("There is no such page."))
     document = documents.load(documents.DOCS / name, get_language() or "en")
     return render(request, "web/document.html", {"document": document})
+
+
+@require_http_methods(["GET"])
+def language_switch(request: HttpRequest) -> HttpResponse:
+    """Remember the chosen language in its cookie and go back to ``next``. A plain GET form, so
+    pages carry no per-visitor CSRF token and can be cached for anonymous visitors
+    (``arena.pagecache``); a forged request can only change someone's language."""
+    target = request.GET.get("next", "/")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "/"
+    response = redirect(target)
+    language = request.GET.get("language", "")
+    if language in dict(settings.LANGUAGES):
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME, language,
+            max_age=settings.LANGUAGE_COOKIE_AGE, path=settings.LANGUAGE_COOKIE_PATH,
+            secure=settings.LANGUAGE_COOKIE_SECURE, httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )  # fmt: skip
+    return response
 
 
 @require_http_methods(["GET", "POST"])

@@ -6,7 +6,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 import redis
@@ -25,6 +25,13 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def pages_rendered_afresh(settings: Any) -> None:
+    """Every request renders its page (``arena.pagecache`` has its own tests): a test that
+    changes data and reads a page again must see the change at once."""
+    settings.ARENA_PAGE_CACHE_SECONDS = 0
 
 
 @pytest.fixture

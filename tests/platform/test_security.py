@@ -76,7 +76,6 @@ def forms(world: World) -> list[tuple[str, dict[str, object]]]:
                                "password2": PASSWORD}),
         ("/accounts/login/", {"username": "olga", "password": PASSWORD}),
         ("/accounts/logout/", {}),
-        ("/i18n/setlang/", {"language": "ko"}),
         ("/bots/new/", {"name": "x", "game": "belote",
                         "file": SimpleUploadedFile("bot.py", FIRST_LEGAL.encode())}),
         (f"/bots/{world.bot.pk}/versions/",

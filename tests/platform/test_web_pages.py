@@ -95,7 +95,7 @@ def test_home_lists_the_four_games_with_rules_links_leaders_and_recent_matches(
     assert f'href="/matches/{match.pk}/"' in html
     leader = match.seats.order_by("place").first()
     assert leader is not None and f'href="/bots/{leader.bot_id}/"' in html
-    assert 'action="/i18n/setlang/"' in html
+    assert 'action="/language/"' in html and "csrfmiddlewaretoken" not in html
 
 
 def test_home_shows_running_tournaments_with_progress(client: Client, held_matches: list[int]) -> None:  # noqa: E501
@@ -384,10 +384,20 @@ def test_accept_language_korean_gives_korean_pages_on_the_same_urls(client: Clie
 
 
 def test_the_language_switch_is_remembered(client: Client) -> None:
-    response = client.post("/i18n/setlang/", {"language": "ko", "next": "/ladder/barbu/"})
+    response = client.get("/language/", {"language": "ko", "next": "/ladder/barbu/"})
     assert response.status_code == 302 and response["Location"] == "/ladder/barbu/"
     html = client.get("/ladder/barbu/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "바흐뷰 래더" in html
+
+
+def test_the_language_switch_goes_back_only_to_this_site_and_knows_its_languages(
+    client: Client,
+) -> None:
+    away = client.get("/language/", {"language": "ko", "next": "https://evil.example/"})
+    assert away.status_code == 302 and away["Location"] == "/"
+    unknown = client.get("/language/", {"language": "xx", "next": "/"})
+    assert unknown.status_code == 302 and "django_language" not in unknown.cookies
+    assert client.post("/language/", {"language": "ko"}).status_code == 405
 
 
 def test_rules_page_follows_the_language(client: Client) -> None:

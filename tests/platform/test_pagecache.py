@@ -1,0 +1,110 @@
+"""The few seconds of cache for anonymous visitors' public pages (``arena.pagecache``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from api.services import token_create
+from arena.pagecache import IMMUTABLE_SECONDS
+from bots.models import Bot
+from tests.platform.factories import UserFactory, active_bot
+from tests.platform.test_web_pages import played_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cached_pages(settings: Any) -> None:
+    settings.ARENA_PAGE_CACHE_SECONDS = 60
+    cache.clear()
+
+
+def rename(bot: Bot, name: str) -> None:
+    Bot.objects.filter(pk=bot.pk).update(name=name)
+
+
+def test_an_anonymous_visitor_gets_the_page_the_previous_one_got(cached_pages: None) -> None:
+    bot = active_bot("belote")
+    rename(bot, "before")
+    assert "before" in Client().get(f"/bots/{bot.pk}/").content.decode()
+    rename(bot, "after")
+    again = Client().get(f"/bots/{bot.pk}/")
+    assert again.status_code == 200 and "before" in again.content.decode()
+    assert "Content-Security-Policy" in again  # the outer middleware still applies
+
+
+def test_without_the_cache_every_request_renders_afresh() -> None:
+    bot = active_bot("belote")
+    rename(bot, "before")
+    Client().get(f"/bots/{bot.pk}/")
+    rename(bot, "after")
+    assert "after" in Client().get(f"/bots/{bot.pk}/").content.decode()
+
+
+def test_signed_in_authors_and_token_holders_always_see_the_current_page(
+    cached_pages: None,
+) -> None:
+    bot = active_bot("belote")
+    rename(bot, "before")
+    Client().get(f"/bots/{bot.pk}/")
+    Client().get(f"/api/bots/{bot.pk}/")
+    rename(bot, "after")
+    author = Client()
+    author.force_login(bot.owner)
+    assert "after" in author.get(f"/bots/{bot.pk}/").content.decode()
+    token = token_create(user=UserFactory(), name="t")[1]
+    api = Client().get(f"/api/bots/{bot.pk}/", HTTP_AUTHORIZATION=f"Token {token}")
+    assert api.json()["name"] == "after"
+
+
+def test_the_language_the_format_and_htmx_partials_are_cached_apart(cached_pages: None) -> None:
+    korean = Client().get("/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    english = Client().get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<html lang="ko">' in korean and '<html lang="en">' in english
+    chosen = Client()
+    chosen.cookies["django_language"] = "ko"
+    assert '<html lang="ko">' in chosen.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    bot = active_bot("belote")
+    as_json = Client().get(f"/api/bots/{bot.pk}/", HTTP_ACCEPT="application/json")
+    as_html = Client().get(f"/api/bots/{bot.pk}/", HTTP_ACCEPT="text/html")
+    assert as_json["Content-Type"].startswith("application/json")
+    assert as_html["Content-Type"].startswith("text/html")
+
+
+def test_only_public_successful_cookie_free_pages_are_stored(cached_pages: None) -> None:
+    Client().get("/bots/999999/")  # 404
+    Client().get("/accounts/login/")  # not a public page, and it sets the CSRF cookie
+    bot = active_bot("belote")
+    Client().get(f"/bots/{bot.pk}/")
+    stored = [key for key in cache._cache if ":page:" in key]  # type: ignore[attr-defined]
+    assert len(stored) == 1
+
+
+def test_a_visitor_with_a_session_or_a_message_bypasses_the_cache(cached_pages: None) -> None:
+    bot = active_bot("belote")
+    rename(bot, "before")
+    Client().get(f"/bots/{bot.pk}/")
+    rename(bot, "after")
+    visitor = Client()
+    visitor.cookies["messages"] = "anything"
+    assert "after" in visitor.get(f"/bots/{bot.pk}/").content.decode()
+
+
+def test_a_finished_matchs_replay_is_kept_longer_than_a_page(
+    cached_pages: None, settings: Any, held_matches: list[int]
+) -> None:
+    settings.ARENA_PAGE_CACHE_SECONDS = 5
+    match = played_match("belote")
+    Client().get(f"/matches/{match.pk}/")
+    Client().get(f"/api/matches/{match.pk}/replay/")
+    left = {
+        key: expiry - time.time()
+        for key, expiry in cache._expire_info.items()  # type: ignore[attr-defined]
+        if ":page:" in key
+    }
+    assert sorted(round(seconds, -1) for seconds in left.values()) == [0, IMMUTABLE_SECONDS]
