@@ -214,6 +214,13 @@ def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> I
         Path(log.name).unlink(missing_ok=True)
 
 
+def forget_cache(server: Any) -> None:
+    """Delete the site's cache entries from a Redis ``server`` (``ARENA_CACHE_URL``): a new
+    database reuses the ids, so an old run's pages would be served for this run's."""
+    for key in server.scan_iter("arena:*"):
+        server.delete(key)
+
+
 def _stat_fields(pid: int) -> list[str]:
     """The fields of ``/proc/<pid>/stat`` after the command name (``[1]`` is the parent);
     empty if the process is gone."""
@@ -313,10 +320,15 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
 
     database = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_load")
     prefix = f"load-{os.getpid()}-"
-    env = {"DATABASE_URL": database, "CELERY_BROKER_URL": "redis://127.0.0.1:6379/14",
+    redis_url = "redis://127.0.0.1:6379/14"
+    env = {"DATABASE_URL": database, "CELERY_BROKER_URL": redis_url, "ARENA_CACHE_URL": redis_url,
            "ARENA_EXECUTION": "celery", "ARENA_QUEUE_PREFIX": prefix,
            "ARENA_UPLOADS_PER_HOUR": "0", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
     os.environ.update(env)
+    import redis
+
+    broker = redis.Redis.from_url(redis_url)
+    forget_cache(broker)
     sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
     import psycopg
 
@@ -435,9 +447,7 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
         for worker in workers:
             worker.terminate()
             worker.wait(timeout=60)
-        import redis  # the rest of the loaded tournament is not played: drop its messages
-
-        redis.Redis.from_url(env["CELERY_BROKER_URL"]).delete(*queues)
+        broker.delete(*queues)  # the rest of the loaded tournament is not played
 
 
 if __name__ == "__main__":

@@ -143,6 +143,15 @@ CELERY_BROKER_URL = read_str(env, "CELERY_BROKER_URL", default="redis://127.0.0.
 CELERY_TASK_ALWAYS_EAGER = ARENA_EXECUTION == "inline"
 CELERY_TASK_EAGER_PROPAGATES = True
 
+# One cache for every web process (rate limits, the public page cache, the ladder's computed
+# figures) when ARENA_CACHE_URL names a Redis database; else each process keeps its own.
+_cache_url = read_str(env, "ARENA_CACHE_URL", default="")
+if _cache_url:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                    "LOCATION": _cache_url, "KEY_PREFIX": "arena"}
+    }  # fmt: skip
+
 # -- Card Arena ------------------------------------------------------------------------------
 # Bot packages and replays live in the database, so a worker needs only the database and the
 # broker; each worker keeps unpacked copies of the packages it ran here, keyed by sha256.

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 
 import pytest
+import redis
 from django.db import connection
 
 from api.services import token_create
 from arena.celery import app
-from benchmarks.load import Uploader, browse_pages, gunicorn, run_load
+from benchmarks.load import Uploader, browse_pages, forget_cache, gunicorn, run_load
 from bots.models import BotVersion
 from tests.platform.factories import FIRST_LEGAL, UserFactory, active_bot
 from tests.platform.test_reliability import finished, wait_until
@@ -23,7 +24,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(t
 
 
 @pytest.mark.timeout(600)
-def test_a_short_load_while_a_tournament_runs_gets_no_error(start_worker: StartWorker) -> None:
+def test_a_short_load_while_a_tournament_runs_gets_no_error(
+    start_worker: StartWorker, redis_broker_url: str
+) -> None:
     entrants = [active_bot("belote") for _ in range(4)]
     organiser = UserFactory()
     bot_ids = [b.pk for b in entrants]
@@ -44,8 +47,10 @@ def test_a_short_load_while_a_tournament_runs_gets_no_error(start_worker: StartW
         bot_ids=bot_ids,
     )  # fmt: skip
     prefix = app.conf.task_default_queue.removesuffix("default")
+    forget_cache(redis.Redis.from_url(redis_broker_url))
     env = {"DATABASE_URL": database_url(connection.settings_dict), "ARENA_EXECUTION": "celery",
-           "ARENA_QUEUE_PREFIX": prefix, "ARENA_UPLOADS_PER_HOUR": "0"}  # fmt: skip
+           "ARENA_QUEUE_PREFIX": prefix, "ARENA_UPLOADS_PER_HOUR": "0",
+           "ARENA_CACHE_URL": redis_broker_url}  # fmt: skip
     with gunicorn(env) as site:
         # the site yields the CPU to the matches (arena.gunicorn_conf)
         assert os.getpriority(os.PRIO_PROCESS, site.pid) == min(19, os.nice(0) + 10)

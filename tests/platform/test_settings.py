@@ -15,12 +15,14 @@ PRODUCTION = {
     "DATABASE_URL": "postgres://arena@db:5432/arena",
     "ARENA_EXECUTION": "celery",
     "CELERY_BROKER_URL": "redis://redis:6379/1",
+    "ARENA_CACHE_URL": "redis://redis:6379/2",
 }
 VARIABLES = (*PRODUCTION, "MEDIA_ROOT")
 PRINT_SETTINGS = (
     "import django; from django.conf import settings as s; django.setup(); "
     "print(s.DEBUG, s.ALLOWED_HOSTS, s.DATABASES['default']['HOST'], s.ARENA_EXECUTION, "
-    "s.CELERY_TASK_ALWAYS_EAGER, s.CELERY_BROKER_URL, s.MEDIA_ROOT, sep='|')"
+    "s.CELERY_TASK_ALWAYS_EAGER, s.CELERY_BROKER_URL, s.MEDIA_ROOT, "
+    "s.CACHES['default']['BACKEND'].rsplit('.', 1)[1], sep='|')"
 )
 
 
@@ -49,6 +51,7 @@ def test_defaults_are_the_embedded_quick_start() -> None:
         "True",
         "redis://127.0.0.1:6379/0",
         str(ROOT / "var" / "media"),
+        "LocMemCache",
     ]
 
 
@@ -63,6 +66,7 @@ def test_production_environment() -> None:
         "False",
         "redis://redis:6379/1",
         "/data/media",
+        "RedisCache",
     ]
 
 
