@@ -471,7 +471,7 @@ def print_summary(s: dict[str, Any]) -> None:
 CURVES = (  # summary key, legend, colour, dash
     ("plain_runs", "plain", "#7f7f7f", "6,4"),
     ("plain_by_deal_runs", "plain by deal (control)", "#2ca02c", "2,3"),
-    ("duplicate_runs", "duplicate by boards", "#1f77b4", ""),
+    ("duplicate_runs", "duplicate", "#1f77b4", ""),
     ("matchmaking_runs", "duplicate + matchmaking", "#d62728", ""),
 )
 
