@@ -130,13 +130,13 @@ class Pool:
         self, table: Table, seed: int, meeting: int, *, duplicate: bool, by_deal: bool = False
     ) -> tuple[Result, int, list[float]]:
         """One match's finishing orders, deals and score per table position: all rotations
-        scored board by board (Badugi: by their total, ``engine.BOARD_GAMES``), or the
+        scored board by board (Badugi: by their total, ``Game.scored_by_boards``), or the
         ``meeting``-th one scored as one result (``by_deal``: deal by deal, the control)."""
         rotations = range(len(self.rotations)) if duplicate else [meeting % len(self.rotations)]
         played = [self.play(table, seed, r) for r in rotations]
         deals = sum(len(p.board_game.deal_scores) for p in played)
         totals = [sum(column) for column in zip(*(p.scores for p in played), strict=True)]
-        if by_deal or (duplicate and self.game.name in engine.BOARD_GAMES):
+        if by_deal or (duplicate and self.game.scored_by_boards):
             boards = engine.board_places([p.board_game for p in played], teams=self.game.teams)
             result = [
                 [(bot, board[e]) for bot, e in zip(table, self.representatives, strict=True)]

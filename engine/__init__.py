@@ -11,7 +11,6 @@ Standard library only; no processes, no database. Typical use::
 
 from .agents import Agent, RandomAgent, agent_kinds, make_agent, register_agent
 from .boards import (
-    BOARD_GAMES,
     BoardGame,
     board_places,
     board_points,
@@ -51,7 +50,6 @@ __all__ = [
     "available_games",
     "board_places",
     "board_points",
-    "BOARD_GAMES",
     "boards_of_replay",
     "boards_of_result",
     "card",

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .match import MatchResult, placings
+from .registry import game_class
 
 
 @dataclass(frozen=True)
@@ -76,14 +77,10 @@ def _finished_deals(game: BoardGame) -> int:
     return len(game.deal_scores)
 
 
-#: the games whose duplicate sets are scored board by board (Badugi: by the set's chip total)
-BOARD_GAMES = frozenset({"belote", "bauer", "barbu"})
-
-
 def boards_of_result(result: MatchResult) -> list[list[int]] | None:
-    """:func:`board_places` of a played match; ``None`` for a plain match or a game outside
-    :data:`BOARD_GAMES`."""
-    if not result.duplicate or result.game not in BOARD_GAMES:
+    """:func:`board_places` of a played match; ``None`` for a plain match or a game scored by
+    the set's total (``Game.scored_by_boards``)."""
+    if not result.duplicate or not game_class(result.game).scored_by_boards:
         return None
     games = [
         BoardGame(play.seats, [record.scores for record in play.state.deals])
@@ -95,8 +92,8 @@ def boards_of_result(result: MatchResult) -> list[list[int]] | None:
 
 def boards_of_replay(replay: dict[str, Any]) -> list[list[int]] | None:
     """:func:`board_places` of a stored replay (docs/replay-format.md); ``None`` for a plain
-    match or a game outside :data:`BOARD_GAMES`."""
-    if not replay.get("duplicate") or replay.get("game") not in BOARD_GAMES:
+    match or a game scored by the set's total (``Game.scored_by_boards``)."""
+    if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
         return None
     games = [
         BoardGame(played["seats"], [deal["scores"] for deal in played["deals"]])

@@ -105,6 +105,8 @@ class Game(ABC):
     max_players: ClassVar[int] = 4
     #: seat groups that share a score (partners), or None when everyone plays alone
     teams: ClassVar[tuple[tuple[int, ...], ...] | None] = None
+    #: a duplicate set is scored deal by deal (``engine.boards``); False: by the set's total
+    scored_by_boards: ClassVar[bool] = True
 
     def __init__(self, **params: Any) -> None:
         self.params: Any = parse_params(self.Params, params, game=self.name)

@@ -620,6 +620,9 @@ class BadugiGame(Game):
     state_class = BadugiState
     min_players = 2
     max_players = 6
+    # RULES §2.5 compares a duplicate's paired hands by chips; a board's win-or-lose would drop
+    # the pot size, most of what a hand says (docs/ranking.md measures it)
+    scored_by_boards = False
     params: BadugiParams
     example_params: ClassVar[list[dict[str, Any]]] = [
         {},
