@@ -61,15 +61,16 @@ def play(
     packages: dict[str, BotPackage] = {}
     agents: list[engine.Agent] = []
     try:
+        # every database read before the first bot starts: a bot never waits on the database
+        for seat in seats:
+            if seat is not None and seat.sha256 not in packages:
+                packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
         for index, seat in enumerate(seats):
             if seat is None:
                 agents.append(engine.make_agent(game, "heuristic", seed * 31 + index))
-                continue
-            if seat.sha256 not in packages:
-                packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
-            agents.append(
-                SandboxedAgent(packages[seat.sha256], limits, trusted=settings.ARENA_TRUSTED_BOTS)
-            )
+            else:
+                trusted = settings.ARENA_TRUSTED_BOTS
+                agents.append(SandboxedAgent(packages[seat.sha256], limits, trusted=trusted))
         names = [s.name if s else "house heuristic" for s in seats]
         result = engine.run_match(rules, None, agents, seed, duplicate=duplicate, entrants=names)
         logs = [a.stderr_log if isinstance(a, SandboxedAgent) else "" for a in agents]

@@ -140,12 +140,16 @@ def match_run(*, match_id: int, worker: str) -> bool:
     except SoftTimeLimitExceeded:  # the platform's limit, not a bot's fault: another attempt
         reason = "it ran past the task's time limit"
         return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
+    except (OperationalError, InterfaceError):  # fetching a package: another attempt
+        reason = "its database connection dropped before the bots started"
+        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
     except PlatformFailure as err:
         error = str(err)
         return _reconnecting(lambda: match_record_error(match_id=match_id, token=token,
                                                         error=error))  # fmt: skip
     except Exception as err:  # a bug of ours must not leave the match running until reaped
-        match_record_error(match_id=match_id, token=token, error=f"{type(err).__name__}: {err}")
+        error = f"{type(err).__name__}: {err}"
+        _reconnecting(lambda: match_record_error(match_id=match_id, token=token, error=error))
         raise
     return _reconnecting(
         lambda: match_record_result(match=match, token=token, played=played, seats=seats)

@@ -10,10 +10,13 @@ import shutil
 import uuid
 import zlib
 from datetime import timedelta
+from pathlib import Path
 
+import psycopg
 import pytest
 from django.apps import apps as django_apps
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from pytest_django import DjangoCaptureOnCommitCallbacks
 
@@ -130,6 +133,43 @@ def test_a_platform_failure_ends_in_error_charged_to_no_bot() -> None:
     assert match_requeue(match_id=match.pk)  # the operator fixes it and re-queues: it runs
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_dropped_while_fetching_a_package_gives_the_match_another_attempt(
+    held_matches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL ends the worker's session between its claim and its package reads (a restart,
+    a failover): the match goes back to the queue, charged to no bot, and the next attempt
+    plays it."""
+    import matches.execution
+
+    if connection.vendor != "postgresql":
+        pytest.skip("terminates a PostgreSQL backend (CI runs on PostgreSQL)")
+    bots = [active_bot("badugi") for _ in range(2)]
+    for bot in bots:
+        shutil.rmtree(settings.ARENA_PACKAGE_CACHE / bot.current_version.sha256, ignore_errors=True)
+    match = queued_match("badugi", bots)
+    fetch = matches.execution.package_path
+
+    def fetch_after_the_session_ends(sha256: str, filename: str) -> Path:
+        with psycopg.connect(**connection.get_connection_params()) as other:
+            other.execute(
+                "SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid]
+            )
+        return fetch(sha256, filename)
+
+    monkeypatch.setattr(matches.execution, "package_path", fetch_after_the_session_ends)
+    held_matches.clear()
+    assert match_run(match_id=match.pk, worker="w1") is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.QUEUED and match.attempts == 1 and not match.error
+    assert held_matches == [match.pk]  # sent again
+    monkeypatch.setattr(matches.execution, "package_path", fetch)
+    assert match_run(match_id=match.pk, worker="w2") is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 2
+    assert set(match.seats.values_list("fault", flat=True)) == {""}
 
 
 @pytest.mark.django_db(transaction=True)
