@@ -67,44 +67,41 @@ def _finished_results(tournament: Tournament) -> dict[int, list[SeatResult]]:
     return seats
 
 
-def tournament_standings(*, tournament: Tournament) -> list[Standing]:
-    """Best first: most points, then better average place, then higher total score."""
-    entries = TournamentEntry.objects.filter(tournament=tournament).select_related(
-        "bot__owner", "bot_version"
+@dataclass
+class Table:
+    standings: list[Standing]  # best first
+    cross: CrossTable
+
+
+def tournament_table(*, tournament: Tournament) -> Table:
+    """Standings and cross-table in one pass over the finished matches' seats (a page shows
+    both, and the pass grows with the tournament). Standings: most points, then better average
+    place, then higher total score."""
+    entries = (
+        TournamentEntry.objects.filter(tournament=tournament)
+        .select_related("bot__owner", "bot_version")
+        .order_by("index")
     )
-    table = {
-        e.bot_id: Standing(e.bot_id, str(e.bot), e.bot_version.number) for e in entries
-    }
+    table = {e.bot_id: Standing(e.bot_id, str(e.bot), e.bot_version.number) for e in entries}
+    points: dict[tuple[int, int], float] = defaultdict(float)
+    meetings: dict[tuple[int, int], int] = defaultdict(int)
     for seats in _finished_results(tournament).values():
         results = bot_results(seats)
-        points = pairwise_points(results)
         for r in results:
             row = table[r.bot]
             row.matches += 1
             row.total_score += r.score
             row.places.append(r.place)
             row.faults += r.faults
-        for (a, _b), p in points.items():
-            table[a].points += p
-    return sorted(
+        for pair, p in pairwise_points(results).items():
+            table[pair[0]].points += p
+            points[pair] += p
+            meetings[pair] += 1
+    standings = sorted(
         table.values(),
         key=lambda s: (-s.points, s.average_place or 99.0, -s.total_score, s.bot),
     )
-
-
-def tournament_cross_table(*, tournament: Tournament) -> CrossTable:
-    bots = list(
-        TournamentEntry.objects.filter(tournament=tournament)
-        .order_by("index")
-        .values_list("bot_id", flat=True)
-    )
-    points: dict[tuple[int, int], float] = defaultdict(float)
-    meetings: dict[tuple[int, int], int] = defaultdict(int)
-    for seats in _finished_results(tournament).values():
-        for pair, p in pairwise_points(bot_results(seats)).items():
-            points[pair] += p
-            meetings[pair] += 1
-    return CrossTable(bots, dict(points), dict(meetings))
+    return Table(standings, CrossTable(list(table), dict(points), dict(meetings)))
 
 
 def tournaments_with_progress(*, limit: int, running_only: bool = False) -> list[Tournament]:

@@ -46,10 +46,9 @@ from ratings.selectors import (
 )
 from tournaments.models import Tournament
 from tournaments.selectors import (
-    tournament_cross_table,
     tournament_faults,
     tournament_progress,
-    tournament_standings,
+    tournament_table,
     tournament_time_left,
     tournaments_with_progress,
 )
@@ -279,8 +278,8 @@ def _progress_context(tournament: Tournament) -> dict[str, Any]:
 
 def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = _tournament_or_404(tournament_id)
-    standings = tournament_standings(tournament=tournament)
-    cross = tournament_cross_table(tournament=tournament)
+    table = tournament_table(tournament=tournament)
+    standings, cross = table.standings, table.cross
     names = {s.bot_id: s.bot for s in standings}
     order = [s.bot_id for s in standings]
     cross_rows = [

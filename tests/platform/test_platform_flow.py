@@ -34,7 +34,7 @@ from ratings.services import ladder_for_game, ladder_recompute
 from tests.platform.factories import CRASHES, FIRST_LEGAL, SLOW, UserFactory
 from tests.platform.workers import StartWorker, Worker
 from tournaments.models import TournamentStatus
-from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import tournament_create
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -106,10 +106,10 @@ def test_uploads_validate_and_a_round_robin_plays_on_a_worker(start_worker: Star
     progress = tournament_progress(tournament=tournament)
     assert (progress.done, progress.total, progress.failed) == (6, 6, 0)
 
-    standings = tournament_standings(tournament=tournament)
+    standings = tournament_table(tournament=tournament).standings
     assert [s.matches for s in standings] == [4, 4, 4]
     assert sum(s.points for s in standings) == 6.0  # one point per two-entrant match
-    cross = tournament_cross_table(tournament=tournament)
+    cross = tournament_table(tournament=tournament).cross
     for a in cross.bots:
         for b in cross.bots:
             if a != b:

@@ -34,7 +34,7 @@ from ratings.services import ladder_for_game, ladder_recompute, ladders_rate_ove
 from tests.platform.factories import SLOW, active_bot
 from tests.platform.workers import StartWorker, Worker
 from tournaments.models import Tournament, TournamentStatus
-from tournaments.selectors import tournament_standings
+from tournaments.selectors import tournament_table
 from tournaments.services import tournament_create
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -173,7 +173,7 @@ def assert_standings_match_the_replays(tournament: Tournament, matches: list[Mat
             played[r.bot] = played.get(r.bot, 0) + 1
         for (a, _b), p in pairwise_points(results).items():
             points[a] = points.get(a, 0.0) + p
-    standings = tournament_standings(tournament=tournament)
+    standings = tournament_table(tournament=tournament).standings
     assert {s.bot_id: s.points for s in standings} == points
     assert {s.bot_id: s.matches for s in standings} == played
 
@@ -326,7 +326,7 @@ def assert_charged_to_no_bot(tournament: Tournament, match: Match, reason: str) 
     assert set(match.seats.values_list("fault", flat=True)) == {""}
     assert not RatingChange.objects.filter(match=match).exists()
     assert not MatchReplay.objects.filter(match=match).exists()
-    assert [s.matches for s in tournament_standings(tournament=tournament)] == [0, 0]
+    assert [s.matches for s in tournament_table(tournament=tournament).standings] == [0, 0]
 
 
 def test_recording_reconnects_once_after_the_connection_was_terminated() -> None:

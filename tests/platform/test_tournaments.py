@@ -17,7 +17,7 @@ from matches.services import match_claim, match_record_error
 from ratings.services import ladder_for_game
 from tests.platform.factories import BotFactory, active_bot, add_version, finished_match
 from tournaments.models import TournamentStatus
-from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import ladder_schedule, tournament_cancel, tournament_create
 
 pytestmark = pytest.mark.django_db
@@ -102,11 +102,11 @@ def test_standings_cross_table_and_completion_by_the_last_record(
             seat.place, seat.score = places[seat.bot_id], 5.0 - places[seat.bot_id]
             seat.save()
         Match.objects.filter(pk=match.pk).update(status=MatchStatus.FINISHED)
-    standings = tournament_standings(tournament=tournament)
+    standings = tournament_table(tournament=tournament).standings
     assert [(s.bot_id, s.points, s.matches) for s in standings] == [
         (a.pk, 1.5, 2), (c.pk, 1.5, 2), (b.pk, 0.0, 2)]  # fmt: skip
     assert standings[0].average_place == 1.0 and standings[1].average_place == 1.0
-    cross = tournament_cross_table(tournament=tournament)
+    cross = tournament_table(tournament=tournament).cross
     assert cross.points[a.pk, b.pk] == 1.0 and cross.points[b.pk, a.pk] == 0.0
     assert cross.points[a.pk, c.pk] == 0.5 and cross.meetings[a.pk, c.pk] == 1
     # completion: the service recording the last match closes it (an error counts as done)

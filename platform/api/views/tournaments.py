@@ -19,7 +19,7 @@ from api.serializers import (
 )
 from api.views.common import errors, user_of
 from tournaments.models import Tournament
-from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import tournament_create
 
 
@@ -54,8 +54,8 @@ class TournamentDetailView(generics.RetrieveAPIView[Tournament]):
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         tournament = self.get_object()
-        standings = tournament_standings(tournament=tournament)
-        cross = tournament_cross_table(tournament=tournament)
+        table = tournament_table(tournament=tournament)
+        standings, cross = table.standings, table.cross
         tournament.progress = tournament_progress(tournament=tournament)  # type: ignore[attr-defined]
         tournament.standings = [  # type: ignore[attr-defined]
             {**vars(s), "rank": rank, "average_place": s.average_place}

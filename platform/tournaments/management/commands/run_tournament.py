@@ -9,7 +9,7 @@ from bots.house import HOUSE_USERNAME, house_user
 from bots.models import Bot, BotVersionStatus
 from sandbox.cli import UsageError, parse_params
 from tournaments.models import Tournament, TournamentStatus
-from tournaments.selectors import tournament_cross_table, tournament_progress, tournament_standings
+from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import tournament_create
 
 
@@ -75,7 +75,8 @@ class Command(BaseCommand):
             f"{tournament.status}: {progress.done}/{progress.total} matches done, "
             f"{progress.running} running, {progress.failed} failed"
         )
-        standings = tournament_standings(tournament=tournament)
+        table = tournament_table(tournament=tournament)
+        standings = table.standings
         width = max([len(s.bot) for s in standings] + [8])
         self.stdout.write(f"{'#':>2}  {'bot':<{width}}  {'points':>6}  {'avg place':>9}  "
                           f"{'score':>9}  {'matches':>7}  faults")  # fmt: skip
@@ -85,7 +86,7 @@ class Command(BaseCommand):
                 f"{rank:>2}  {s.bot:<{width}}  {s.points:>6.1f}  {avg:>9}  "
                 f"{s.total_score:>9.1f}  {s.matches:>7}  {s.faults}"
             )
-        cross = tournament_cross_table(tournament=tournament)
+        cross = table.cross
         names = {s.bot_id: f"{i + 1}" for i, s in enumerate(standings)}
         order = [s.bot_id for s in standings]
         self.stdout.write("cross-table (points of the row against the column):")
