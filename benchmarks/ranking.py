@@ -548,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs per setup (default 20, quick 5)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--only", help="only setups whose game contains this text")
+    parser.add_argument("--family", choices=("mix", "det"), help="only this family of bots")
     parser.add_argument("--json", type=Path, help="write the summaries here")
     parser.add_argument("--svg", type=Path, help="write the deals→right-order plot here")
     parser.add_argument("--plot-from", type=Path, nargs="+", metavar="JSON",
@@ -563,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     setups = SETUPS_QUICK if args.quick else SETUPS_FULL
     if args.only:
         setups = [s for s in setups if args.only in s.game]
+    if args.family:
+        setups = [s for s in setups if s.kind == args.family]
     runs = args.runs or (5 if args.quick else 20)
     started = time.perf_counter()
     summaries = []

@@ -5,9 +5,10 @@ Two families per game, each ordered strongest first by construction:
 - **Mixtures** ``mix(p)``: at each decision, with probability ``p`` the engine's heuristic move,
   otherwise a uniformly random legal move (its own seeded generator). Their own random moves
   add noise that no duplicate deal can cancel.
-- **Deterministic variants** ``det(p)``: the same mixture, but the coin is a hash of what the
-  bot sees (its observation and the legal moves), so each variant is a fixed function of its
-  situation. All variants share the hash: wherever ``det(0.5)`` keeps the heuristic move so do
+- **Deterministic variants** ``det(p)``: the same mixture, but the coin is a hash of the deal
+  in front of the bot (its observation without the match's history, see :data:`HISTORY`, and
+  the legal moves), so each variant is a fixed function of its situation, like a heuristic with
+  one of its rules switched off. All variants share the hash: wherever ``det(0.5)`` keeps the heuristic move so do
   ``det(0.75)`` and ``det(1.0)``, so each variant is the one above it with more of its decisions
   switched off; ``det(0)`` plays a hash-chosen legal move everywhere. Two copies of one variant
   play identically, so a duplicate set between them always ends exactly level.
@@ -23,6 +24,18 @@ from typing import Any
 import engine
 
 MIXTURE_PS = (1.0, 0.75, 0.5, 0.25, 0.0)
+
+#: per game, the observation's keys that carry the match's history rather than the deal being
+#: played: running scores, the previous deal or hand, Belote's litige pot, what is left of a
+#: Geronimo's contracts. A deterministic variant's coin ignores them, so in a duplicate set it
+#: meets the same deal with the same coins in every rotation, however the earlier deals went
+#: (were they in the hash, one different move would re-draw every later coin of the set).
+HISTORY = {
+    "badugi": frozenset({"scores", "last_hand"}),
+    "belote": frozenset({"scores", "last_deal", "litige"}),
+    "bauer": frozenset({"points", "last_deal"}),
+    "barbu": frozenset({"scores", "last_deal", "contracts_left"}),
+}
 
 
 @dataclass(frozen=True)
@@ -66,12 +79,14 @@ class HashedMixtureAgent(engine.Agent):
     def __init__(self, game: str, p: float) -> None:
         self._heuristic = engine.make_agent(game, "heuristic", 0)
         self._p = p
+        self._history = HISTORY[game]
 
     def start(self, info: dict[str, Any]) -> None:
         self._heuristic.start(info)
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
-        digest = hashlib.blake2b(repr((observation, legal)).encode(), digest_size=16).digest()
+        deal = sorted((k, v) for k, v in observation.items() if k not in self._history)
+        digest = hashlib.blake2b(repr((deal, legal)).encode(), digest_size=16).digest()
         coin = int.from_bytes(digest[:8], "big") / 2**64
         if coin < self._p:
             return self._heuristic.act(observation, legal)
