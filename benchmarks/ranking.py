@@ -54,14 +54,13 @@ from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import BotSpec, family, make_agent  # noqa: E402
-from matches.results import BotResult, board_shares  # noqa: E402
+from matches.results import BotResult, Order, board_shares, ranks_of  # noqa: E402
 from ratings.elo import DEFAULT_CONFIG, BotRating, rate_match  # noqa: E402
-from ratings.strength import choices_from_matches, fit, rank  # noqa: E402
+from ratings.strength import Weighted, choices_from_matches, fit, rank  # noqa: E402
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
 
 Table = tuple[int, ...]
-Ranked = list[tuple[int, int]]  # (bot index, place)
-Result = list[Ranked]  # one match: one finishing order, or one per board / per deal
+Result = list[Order]  # one match: one finishing order, or one (or two weighted) per board / deal
 
 
 @dataclass(frozen=True)
@@ -137,15 +136,27 @@ class Pool:
         deals = sum(len(p.board_game.deal_scores) for p in played)
         totals = [sum(column) for column in zip(*(p.scores for p in played), strict=True)]
         if by_deal or (duplicate and self.game.scored_by_boards):
-            boards = engine.board_places([p.board_game for p in played], teams=self.game.teams)
-            result = [
-                [(bot, board[e]) for bot, e in zip(table, self.representatives, strict=True)]
-                for board in boards
-            ]
+            scores = engine.board_scores([p.board_game for p in played], teams=self.game.teams)
+            result = self.board_orders(table, scores)
         else:
             places = engine.placings(totals)
             result = [[(bot, place) for bot, place in zip(table, places, strict=True)]]
         return result, deals, totals
+
+    def board_orders(self, table: Table, boards: list[list[float]]) -> Result:
+        """The boards as the platform rates them (``matches.results.board_orders``): shared by
+        margin between two sides where the game has a margin scale, else ranked."""
+        scale = self.game.board_margin_scale
+        scores = [[board[e] for e in self.representatives] for board in boards]
+        if scale is not None and len(table) == 2:
+            (a, b), orders = table, []
+            for score_a, score_b in scores:
+                share = engine.margin_share(score_a - score_b, scale)
+                orders += [Weighted([(a, 1), (b, 2)], share), Weighted([(b, 1), (a, 2)], 1 - share)]
+            return orders
+        return [
+            list(zip(table, engine.placings(board), strict=True)) for board in scores
+        ]
 
 
 def seed_of(*parts: object) -> int:
@@ -225,7 +236,7 @@ def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace
     def choose(trace: Trace) -> Table:
         if not planned:
             bots = list(range(len(pool.bots)))
-            tables = [[b for b, _ in r[0]] for r in trace.results]
+            tables = [[b for b, _ in ranks_of(r[0])] for r in trace.results]
             games = {b: sum(b in t for t in tables) for b in bots}
             current = fit(choices_from_matches(trace.results, bots)) if trace.results else None
             planned.extend(
@@ -266,9 +277,12 @@ def spearman_scores(results: Sequence[Result], bots: int) -> dict[str, float]:
     model = PlackettLuce()
     skills = {b: model.rating() for b in range(bots)}
     for result in results:
-        entrants = [BotResult(b, 1, 0.0, 0, 0) for b, _ in result[0]]
+        entrants = [BotResult(b, 1, 0.0, 0, 0) for b, _ in ranks_of(result[0])]
         rate_match(elo, entrants, DEFAULT_CONFIG, board_shares(result))
-        for ranked in result:
+        for order in result:
+            if isinstance(order, Weighted) and order.weight < 0.5:
+                continue  # openskill has no weights: it reads who took the larger share
+            ranked = ranks_of(order)
             rated = model.rate([[skills[b]] for b, _ in ranked],
                                ranks=[place for _, place in ranked])  # fmt: skip
             for (b, _), team in zip(ranked, rated, strict=True):

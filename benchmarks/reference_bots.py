@@ -8,10 +8,10 @@ Two families per game, each ordered strongest first by construction:
 - **Deterministic variants** ``det(p)``: the same mixture, but the coin is a hash of the deal
   in front of the bot (its observation without the match's history, see :data:`HISTORY`, and
   the legal moves), so each variant is a fixed function of its situation, like a heuristic with
-  one of its rules switched off. All variants share the hash: wherever ``det(0.5)`` keeps the heuristic move so do
-  ``det(0.75)`` and ``det(1.0)``, so each variant is the one above it with more of its decisions
-  switched off; ``det(0)`` plays a hash-chosen legal move everywhere. Two copies of one variant
-  play identically, so a duplicate set between them always ends exactly level.
+  one of its rules switched off. All variants share the hash: wherever ``det(0.5)`` keeps the
+  heuristic move so do ``det(0.75)`` and ``det(1.0)``, so each variant is the one above it with
+  more of its decisions switched off; ``det(0)`` plays a hash-chosen legal move everywhere. Two
+  copies of one variant play identically, so a duplicate set between them always ends level.
 """
 
 from __future__ import annotations

@@ -14,8 +14,10 @@ from .boards import (
     BoardGame,
     board_places,
     board_points,
+    board_scores,
     boards_of_replay,
     boards_of_result,
+    margin_share,
     pairwise_shares,
 )
 from .cards import CARDS, Card, card, cards
@@ -23,7 +25,7 @@ from .errors import IllegalAction, InvalidParams, InvalidReplay
 from .faults import AgentFault, MatchAborted, Verdict
 from .game import TERMINAL, DealRecord, Game, State
 from .match import Fault, GamePlay, MatchResult, placings, play_game, run_match
-from .registry import available_games, load_game, register
+from .registry import available_games, game_class, load_game, register
 from .replay import resimulate
 from .seat_view import seat_view
 
@@ -49,11 +51,14 @@ __all__ = [
     "agent_kinds",
     "available_games",
     "board_places",
+    "board_scores",
     "board_points",
     "boards_of_replay",
     "boards_of_result",
+    "margin_share",
     "card",
     "cards",
+    "game_class",
     "load_game",
     "make_agent",
     "pairwise_shares",

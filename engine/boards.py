@@ -14,14 +14,23 @@ compares the chips they won, and most of Badugi's information is in the size of 
 a board's win-or-lose throws away. Measured with the ranking benchmark (docs/ranking.md), Badugi
 boards needed more deals than the set's total, and the ladder's matchmaking stopped converging.
 
+A board is stored as each entrant's score on it (:func:`board_scores`), so both its order and
+its margin are kept. Places (:func:`board_places`) say who won it. Where points measure how well
+a deal was played, a board's margin says more than its winner: between two sides, a game with a
+``Game.board_margin_scale`` gives the side ahead by ``m`` points the share ``1 / (1 + e^(−m /
+scale))`` of the board (:func:`margin_share`), a near-draw about half and a rout nearly all.
+Belote counts card points, so its boards are shared by margin; Bauer's deal scores only say which
+side reached five tricks, and Barbu's tables are ranked, so theirs are won or lost.
+
 Deals beyond the shortest game of the set have no counterpart in the other games and are not
 boards. A faulted entrant (and its side) loses every board of the set, as it places last in the
-match. Plain (non-duplicate) matches have no boards; :func:`board_places` still applies to any
+match. Plain (non-duplicate) matches have no boards; :func:`board_scores` still applies to any
 list of games (the ranking benchmark scores a plain game deal by deal with it, as a control).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,24 +48,20 @@ class BoardGame:
     deal_scores: Sequence[Sequence[float] | None]
 
 
-def board_places(
-    games: Sequence[BoardGame],
-    *,
-    teams: Sequence[Sequence[int]] | None,
-    faulted: Iterable[int] = (),
-) -> list[list[int]]:
-    """Per board, per entrant: its place on that board, ``1 +`` the sides strictly ahead (ties
-    share the better place; partners share their side's). ``teams`` are the games' seat groups
-    (entrant ``i`` starts in seat ``i``, so the entrants of a group are partners throughout the
-    set); a side with a ``faulted`` entrant places after every side without one."""
+def board_scores(
+    games: Sequence[BoardGame], *, teams: Sequence[Sequence[int]] | None
+) -> list[list[float]]:
+    """Per board, per entrant: its side's score on that board, the sum over the set's games of
+    the deal scores of the seats the side held (partners share their side's score, counted
+    once). ``teams`` are the games' seat groups (entrant ``i`` starts in seat ``i``, so the
+    entrants of a group are partners throughout the set)."""
     if not games:
         return []
     entrants = len(games[0].seats)
-    sides = [list(t) for t in teams] if teams else [[e] for e in range(entrants)]
+    sides = _sides(entrants, teams)
     side_of = {e: k for k, side in enumerate(sides) for e in side}
-    demoted = sorted({side_of[e] for e in faulted})
     count = min(_finished_deals(g) for g in games)
-    places: list[list[int]] = []
+    boards: list[list[float]] = []
     for board in range(count):
         totals = [0.0] * len(sides)
         for g in games:
@@ -64,9 +69,42 @@ def board_places(
             assert scores is not None  # _finished_deals counted only finished deals
             for seat, entrant in enumerate(g.seats):
                 totals[side_of[entrant]] += scores[seat]
-        side_places = placings(totals, last=demoted)
+        boards.append([totals[side_of[e]] / len(sides[side_of[e]]) for e in range(entrants)])
+    return boards
+
+
+def board_places(
+    boards: Sequence[Sequence[float]],
+    *,
+    teams: Sequence[Sequence[int]] | None,
+    faulted: Iterable[int] = (),
+) -> list[list[int]]:
+    """Per board, per entrant: its place on that board (``boards`` from :func:`board_scores`),
+    ``1 +`` the sides strictly ahead (ties share the better place; partners share their side's);
+    a side with a ``faulted`` entrant places after every side without one."""
+    if not boards:
+        return []
+    entrants = len(boards[0])
+    sides = _sides(entrants, teams)
+    side_of = {e: k for k, side in enumerate(sides) for e in side}
+    demoted = sorted({side_of[e] for e in faulted})
+    places: list[list[int]] = []
+    for scores in boards:
+        side_places = placings([scores[side[0]] for side in sides], last=demoted)
         places.append([side_places[side_of[e]] for e in range(entrants)])
     return places
+
+
+def margin_share(margin: float, scale: float | None) -> float:
+    """The share of a board that a side ahead by ``margin`` points takes from the other: by the
+    sign (1, ½ or 0) without a scale, else the logistic ``1 / (1 + e^(−margin / scale))``."""
+    if scale is None:
+        return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+    return 0.5 * (1.0 + math.tanh(margin / (2.0 * scale)))  # the logistic, without overflow
+
+
+def _sides(entrants: int, teams: Sequence[Sequence[int]] | None) -> list[list[int]]:
+    return [list(t) for t in teams] if teams else [[e] for e in range(entrants)]
 
 
 def _finished_deals(game: BoardGame) -> int:
@@ -77,8 +115,8 @@ def _finished_deals(game: BoardGame) -> int:
     return len(game.deal_scores)
 
 
-def boards_of_result(result: MatchResult) -> list[list[int]] | None:
-    """:func:`board_places` of a played match; ``None`` for a plain match or a game scored by
+def boards_of_result(result: MatchResult) -> list[list[float]] | None:
+    """:func:`board_scores` of a played match; ``None`` for a plain match or a game scored by
     the set's total (``Game.scored_by_boards``)."""
     if not result.duplicate or not game_class(result.game).scored_by_boards:
         return None
@@ -86,12 +124,11 @@ def boards_of_result(result: MatchResult) -> list[list[int]] | None:
         BoardGame(play.seats, [record.scores for record in play.state.deals])
         for play in result.games
     ]
-    teams = result.replay.get("teams")
-    return board_places(games, teams=teams, faulted=(f.entrant for f in result.faults))
+    return board_scores(games, teams=result.replay.get("teams"))
 
 
-def boards_of_replay(replay: dict[str, Any]) -> list[list[int]] | None:
-    """:func:`board_places` of a stored replay (docs/replay-format.md); ``None`` for a plain
+def boards_of_replay(replay: dict[str, Any]) -> list[list[float]] | None:
+    """:func:`board_scores` of a stored replay (docs/replay-format.md); ``None`` for a plain
     match or a game scored by the set's total (``Game.scored_by_boards``)."""
     if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
         return None
@@ -99,8 +136,7 @@ def boards_of_replay(replay: dict[str, Any]) -> list[list[int]] | None:
         BoardGame(played["seats"], [deal["scores"] for deal in played["deals"]])
         for played in replay["games"]
     ]
-    faulted = (f["entrant"] for played in replay["games"] for f in played["faults"])
-    return board_places(games, teams=replay.get("teams"), faulted=faulted)
+    return board_scores(games, teams=replay.get("teams"))
 
 
 def pairwise_shares(places: Sequence[Sequence[int]]) -> list[list[float]]:

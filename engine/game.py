@@ -107,6 +107,9 @@ class Game(ABC):
     teams: ClassVar[tuple[tuple[int, ...], ...] | None] = None
     #: a duplicate set is scored deal by deal (``engine.boards``); False: by the set's total
     scored_by_boards: ClassVar[bool] = True
+    #: between two sides, a board is shared by its margin on this scale of points
+    #: (``engine.boards.margin_share``); None: won, lost or drawn
+    board_margin_scale: ClassVar[float | None] = None
 
     def __init__(self, **params: Any) -> None:
         self.params: Any = parse_params(self.Params, params, game=self.name)

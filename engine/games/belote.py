@@ -583,6 +583,9 @@ class BeloteGame(Game):
     Params = Params
     state_class = BeloteState
     teams = ((0, 2), (1, 3))
+    # a board's card points say how well its deal was played: half a deal's 162 points is the
+    # margin that takes about three quarters of the board (docs/ranking.md measures the choice)
+    board_margin_scale = 81.0
     example_params = [
         {},
         {

@@ -67,7 +67,8 @@ class Match(models.Model):
     rating_seq = models.BigIntegerField(null=True, blank=True, help_text="order in its ladder")
     boards = models.JSONField(
         null=True, blank=True,
-        help_text="a finished duplicate match's place per seat on each board (engine.boards)",
+        help_text="a finished duplicate match's score per seat on each board "
+        "(engine.board_scores)",
     )  # fmt: skip
 
     class Meta:

@@ -13,9 +13,10 @@ from django.core.cache import cache
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
+import engine
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
-from matches.results import SeatResult, board_rankings, bot_results
+from matches.results import Order, SeatResult, board_orders, bot_results
 from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
@@ -136,12 +137,13 @@ STRENGTH_WINDOW = 20_000
 FAIRNESS_WINDOW = 1_000
 
 
-def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[list[tuple[int, int]]]]:
+def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[Order]]:
     """Finishing orders of the game's most recent ``limit`` finished ladder matches, oldest
-    first: per match, one order per board for a duplicate match with boards
-    (``matches.results.board_rankings``), else its one finishing order; an order is
-    ``(bot id, rank)`` per bot, lower is better, equal ranks tie and a faulted bot ranks after
-    every bot that did not fault (``matches.results``)."""
+    first: per match, its boards' orders for a duplicate match with boards
+    (``matches.results.board_orders``: one per board, or two weighted by the margin), else its
+    one finishing order; an order is ``(bot id, rank)`` per bot, lower is better, equal ranks
+    tie and a faulted bot ranks after every bot that did not fault (``matches.results``)."""
+    scale = engine.game_class(game).board_margin_scale
     recent = list(
         Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED)
         .order_by("-finished_at", "-id")
@@ -157,7 +159,7 @@ def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[list
     for match_id, bot, version, place, fault in rows:
         seats[match_id].append(SeatResult(bot, version, 0.0, place or 0, bool(fault)))
     return [
-        board_rankings(s, boards[match_id]) if match_id in boards
+        board_orders(s, boards[match_id], scale=scale) if match_id in boards
         else [[(r.bot, r.rank) for r in bot_results(s)]]
         for match_id, s in seats.items()
     ]  # fmt: skip

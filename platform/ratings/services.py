@@ -24,7 +24,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
 from matches.models import Match, MatchSeat, MatchStatus
-from matches.results import BotResult, SeatResult, board_rankings, board_shares, bot_results
+from matches.results import BotResult, SeatResult, board_orders, board_shares, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
 from ratings.models import Ladder, Rating, RatingChange, RatingRequest
 
@@ -87,7 +87,7 @@ class Rated(NamedTuple):
     shares: dict[tuple[int, int], float] | None
 
 
-def _results_by_match(match_ids: Sequence[int]) -> dict[int, Rated]:
+def _results_by_match(match_ids: Sequence[int], scale: float | None) -> dict[int, Rated]:
     seats: dict[int, list[tuple[int, int, int, str]]] = defaultdict(list)
     rows = (
         MatchSeat.objects.filter(match_id__in=match_ids)
@@ -97,10 +97,10 @@ def _results_by_match(match_ids: Sequence[int]) -> dict[int, Rated]:
     for match_id, bot, version, place, fault in rows:
         seats[match_id].append((bot, version, place or 0, fault))
     boards = _boards(Match.objects.filter(pk__in=match_ids))
-    return {match_id: _rated(s, boards.get(match_id)) for match_id, s in seats.items()}
+    return {match_id: _rated(s, boards.get(match_id), scale) for match_id, s in seats.items()}
 
 
-def _boards(matches: QuerySet[Match]) -> dict[int, list[list[int]]]:
+def _boards(matches: QuerySet[Match]) -> dict[int, list[list[float]]]:
     """The stored boards of those of ``matches`` that have them."""
     rows = matches.filter(boards__isnull=False).values_list("id", "boards")
     return {match_id: boards for match_id, boards in rows if boards is not None}
@@ -138,7 +138,7 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
             )
             if not match_ids:
                 return total
-            results = _results_by_match(match_ids)
+            results = _results_by_match(match_ids, _margin_scale(ladder))
             bots = {r.bot for rated in results.values() for r in rated.results}
             stored = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=bots)}
             states = {
@@ -180,7 +180,7 @@ def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> R
         states: dict[int, BotRating] = {}
         changes: list[tuple[int, int, Change]] = []
         count = 0
-        for match_id, seq, rated_match in _rated_results(ladder.pk):
+        for match_id, seq, rated_match in _rated_results(ladder.pk, _margin_scale(ladder)):
             count += 1
             for change in rate_match(states, rated_match.results, config, rated_match.shares):
                 changes.append((match_id, seq, change))
@@ -234,7 +234,7 @@ def _order_unrated(ladder: Ladder) -> None:
         )
 
 
-def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, Rated]]:
+def _rated_results(ladder_id: int, scale: float | None) -> Iterable[tuple[int, int, Rated]]:
     """``(match id, rating_seq, what rating it needs)`` of the ladder's rated matches, in rating
     order."""
     boards = _boards(
@@ -256,20 +256,28 @@ def _rated_results(ladder_id: int) -> Iterable[tuple[int, int, Rated]]:
         for match_id, match_seq, bot, version, place, fault in cursor.fetchall():
             if match_id != current:
                 if current is not None:
-                    yield current, seq, _rated(seats, boards.get(current))
+                    yield current, seq, _rated(seats, boards.get(current), scale)
                 current, seq, seats = match_id, match_seq, []
             seats.append((bot, version, place or 0, fault))
         if current is not None:
-            yield current, seq, _rated(seats, boards.get(current))
+            yield current, seq, _rated(seats, boards.get(current), scale)
 
 
-def _rated(seats: list[tuple[int, int, int, str]], boards: list[list[int]] | None) -> Rated:
+def _margin_scale(ladder: Ladder) -> float | None:
+    """The scale on which the ladder's game shares a board by its margin, if it does."""
+    return engine.game_class(ladder.game).board_margin_scale
+
+
+def _rated(
+    seats: list[tuple[int, int, int, str]], boards: list[list[float]] | None, scale: float | None
+) -> Rated:
     """The bot results of a match's ``(bot, version, place, fault)`` seat rows (ratings need no
-    scores), with a shortcut for the usual case of one seat per bot, and its board shares."""
+    scores), with a shortcut for the usual case of one seat per bot, and its board shares
+    (shared by margin on ``scale``, ``matches.results.board_orders``)."""
     if boards is None and len({bot for bot, _, _, _ in seats}) == len(seats):
         return Rated([BotResult(b, v, 0.0, p, 1 if f else 0) for b, v, p, f in seats], None)
     results = [SeatResult(b, v, 0.0, p, bool(f)) for b, v, p, f in seats]
-    shares = board_shares(board_rankings(results, boards)) if boards is not None else None
+    shares = None if boards is None else board_shares(board_orders(results, boards, scale=scale))
     return Rated(bot_results(results), shares)
 
 

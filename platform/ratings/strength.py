@@ -13,8 +13,10 @@ the average entrant: 400 points apart means odds of 10 to 1.
 
 **Boards.** A match contributes its finishing orders: one for a match scored as one result,
 one per board for a duplicate set (``engine.boards``: the same deal compared across the set's
-seat rotations), each order weighing 1. The bootstrap below still draws whole matches, so the
-boards of one set, which share bots and decks, are never treated as independent.
+seat rotations), each order weighing 1, or, for a board shared by its margin, two orders (each
+side first) weighing its shares (:class:`Weighted`: Bradley–Terry with fractional outcomes).
+The bootstrap below still draws whole matches, so the boards of one set, which share bots and
+decks, are never treated as independent.
 
 **Ties.** Entrants on equal places are averaged over every order they could have finished in:
 a tie for second between ``b`` and ``c`` counts as half a match ``b > c`` and half a match
@@ -38,7 +40,9 @@ holds two wins, so it would call the order certain. Each interval is therefore n
 than the normal approximation of the penalised fit (``θ ± 1.96·SE``, SE from the inverse
 information matrix, where the prior keeps a one-sided record uncertain), and each order
 confidence is the smaller of the bootstrap share and the normal one. With a few dozen matches
-per bot the two agree and the bootstrap decides.
+per bot the two agree and the bootstrap decides. The information matrix treats each result as a
+coin; shared boards vary less than a coin, and their part of it is divided by their measured
+dispersion (``_dispersion``), else the floor would hide everything their margins tell.
 """
 
 from __future__ import annotations
@@ -47,11 +51,12 @@ import itertools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
+from scipy.stats import chi2
 
 Entrant = TypeVar("Entrant", bound=Hashable)
 FloatArray = NDArray[np.float64]
@@ -62,6 +67,8 @@ ELO_PER_NATURAL = 400.0 / math.log(10.0)
 CENTRE = 1500.0
 DEFAULT_ALPHA = 0.1
 DEFAULT_RESAMPLES = 200
+#: the least share of a coin's variance shared boards are assumed to show (see _dispersion)
+MIN_DISPERSION = 0.01
 Z95 = 1.959963984540054
 MAX_TIED = 8  # 2**(d-1)·d choices for d tied entrants: a table is at most 6 seats
 _MAX_ITERATIONS = 100
@@ -79,13 +86,15 @@ class Choices(Generic[Entrant]):
 
     Choice ``u`` picks entrant ``chosen[u]`` out of ``alternatives[u, :size[u]]`` (indices into
     ``entrants``; padding repeats the chosen index and is masked out). ``weights[m, u]`` is how
-    much of choice ``u`` match ``m`` holds (ties give fractions)."""
+    much of choice ``u`` match ``m`` holds (ties give fractions). ``shared[m]``: match ``m``
+    holds boards shared by their margin (:class:`Weighted` orders)."""
 
     entrants: tuple[Entrant, ...]
     chosen: IntArray
     alternatives: IntArray
     mask: NDArray[np.bool_]
     weights: sparse.csr_matrix  # matches × choices (a match holds few choices)
+    shared: NDArray[np.bool_]
 
     @property
     def matches(self) -> int:
@@ -93,6 +102,14 @@ class Choices(Generic[Entrant]):
 
 
 Ranked = Sequence[tuple[Entrant, int]]  # one finishing order: (entrant, place) pairs
+
+
+class Weighted(NamedTuple, Generic[Entrant]):
+    """A finishing order that counts ``weight`` of one result: a board shared by its margin is
+    two of them, each side first with its share (``matches.results.board_orders``)."""
+
+    order: Ranked[Entrant]
+    weight: float
 
 
 def choices_from_rankings(
@@ -103,30 +120,35 @@ def choices_from_rankings(
 
 
 def choices_from_matches(
-    matches: Sequence[Sequence[Ranked[Entrant]]],
+    matches: Sequence[Sequence[Ranked[Entrant] | Weighted[Entrant]]],
     entrants: Sequence[Entrant] | None = None,
 ) -> Choices[Entrant]:
     """Build the choices of ``matches``: each a list of finishing orders, one for a match scored
     as one result, one per board for a duplicate set scored board by board (``engine.boards``),
-    each order weighing 1. An order is ``(entrant, place)`` pairs where a lower place is better
-    and equal places are ties. A match stays one unit of the bootstrap, whatever its number of
-    orders, so the correlation between the boards of a set is respected. ``entrants`` fixes the
-    order of the strengths (default: first appearance); every ranked entrant must be in it."""
+    each order weighing 1 unless it is :class:`Weighted`. An order is ``(entrant, place)``
+    pairs where a lower place is better and equal places are ties. A match stays one unit of
+    the bootstrap, whatever its number of orders, so the correlation between the boards of a
+    set is respected. ``entrants`` fixes the order of the strengths (default: first
+    appearance); every ranked entrant must be in it."""
     order: list[Entrant] = list(entrants) if entrants is not None else []
     index: dict[Entrant, int] = {e: i for i, e in enumerate(order)}
     if len(index) != len(order):
         raise StrengthError("an entrant is listed twice")
     keys: dict[tuple[int, tuple[int, ...]], int] = {}
     rows: list[dict[int, float]] = []
+    shared = np.zeros(len(matches), dtype=np.bool_)
     for m, rankings in enumerate(matches):
         if not rankings:
             raise StrengthError(f"match {m} has no finishing order")
         row: dict[int, float] = {}
         for ranking in rankings:
-            places = _places(m, ranking, index, order, fixed=entrants is not None)
+            ranked, counts = (ranking.order, ranking.weight) if isinstance(ranking, Weighted) \
+                else (ranking, 1.0)  # fmt: skip
+            shared[m] |= isinstance(ranking, Weighted)
+            places = _places(m, ranked, index, order, fixed=entrants is not None)
             for pick, among, weight in _tie_averaged_choices(places):
                 u = keys.setdefault((pick, among), len(keys))
-                row[u] = row.get(u, 0.0) + weight
+                row[u] = row.get(u, 0.0) + counts * weight
         rows.append(row)
     size = max((len(a) for _, a in keys), default=2)
     chosen = np.zeros(len(keys), dtype=np.int64)
@@ -146,7 +168,7 @@ def choices_from_matches(
         shape=(len(rows), len(keys)),
         dtype=np.float64,
     )
-    return Choices(tuple(order), chosen, alternatives, mask, weights)
+    return Choices(tuple(order), chosen, alternatives, mask, weights, shared)
 
 
 def _places(
@@ -230,6 +252,10 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
         raise StrengthError("alpha must be at least 0")
     weights = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
     theta, hessian = _newton(choices, weights, alpha)
+    if choices.shared.any():  # shared boards inform by their dispersion, not a coin's
+        phi = _dispersion(choices, theta[0])
+        weights = weights + (1.0 / phi - 1.0) * _row_sum(choices.weights, choices.shared)
+        _, hessian = _derivatives(choices, weights, theta, np.zeros_like(theta), alpha)
     n = len(choices.entrants)
     # The (Σθ)² term pins the mean without changing any difference (see _newton); remove it
     # again so the covariance of differences is the information's pseudo-inverse.
@@ -240,8 +266,53 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
     return Fit(choices.entrants, theta[0], covariance)
 
 
+def _row_sum(weights: sparse.csr_matrix, rows: NDArray[np.bool_]) -> FloatArray:
+    """The column sums of the ``rows`` of ``weights``, as a 1 × choices array."""
+    return np.asarray(weights[np.flatnonzero(rows)].sum(axis=0), dtype=np.float64).reshape(1, -1)
+
+
+def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
+    """How much of a coin's variance the shared boards show, at most 1.
+
+    The information matrix assumes each result is a win or a loss (Bernoulli). A board shared
+    by its margin (``Weighted``) varies less: a side that takes 0.6 of every board is known
+    better than one that wins 60 % of them, and the Bernoulli variance would hide that. The
+    Pearson dispersion of the shared matches' results, summed per match and pair (so the
+    boards of one set are not taken as independent), measures it; its one-sided 95 % upper
+    bound (χ² with one degree of freedom per match and pair) is used, so a handful of matches
+    keeps the full variance. Won-or-lost results keep theirs: for them the Bernoulli variance
+    is the truth, and a one-sided record would otherwise look certain. Tables (choices among
+    more than two) keep 1. Never below :data:`MIN_DISPERSION`: two bots that always split
+    their boards evenly would otherwise be known exactly."""
+    if choices.mask.sum(axis=1).max(initial=0) > 2:
+        return 1.0
+    first, second = choices.alternatives[:, 0], choices.alternatives[:, 1]
+    pairs = {(int(i), int(j)) for i, j in zip(first, second, strict=True)}
+    pair_index = {pair: k for k, pair in enumerate(sorted(pairs))}
+    column = np.array([pair_index[int(i), int(j)] for i, j in zip(first, second, strict=True)])
+    to_pair = sparse.csr_matrix(
+        (np.ones(len(column)), (np.arange(len(column)), column)), shape=(len(column), len(pairs))
+    )
+    won_first = (choices.chosen == first).astype(np.float64)
+    shared = choices.weights[np.flatnonzero(choices.shared)]
+    boards = np.asarray((shared @ to_pair).todense())  # shared matches × pairs
+    taken = np.asarray((shared @ sparse.diags(won_first) @ to_pair).todense())
+    ordered = np.array(sorted(pairs)).reshape(-1, 2)
+    p = 1.0 / (1.0 + np.exp(theta[ordered[:, 1]] - theta[ordered[:, 0]]))  # first over second
+    played = boards > 0
+    residual = (taken - boards * p)[played]
+    variance = (boards * p * (1.0 - p))[played]
+    clusters = int(played.sum())
+    if clusters == 0 or variance.sum() <= 0.0:
+        return 1.0
+    upper = float(residual @ residual / variance.sum()) * clusters / chi2.ppf(0.05, clusters)
+    return min(1.0, max(MIN_DISPERSION, upper))
+
+
 def fit_matches(
-    matches: Sequence[Sequence[Ranked[Entrant]]], *, alpha: float = DEFAULT_ALPHA
+    matches: Sequence[Sequence[Ranked[Entrant] | Weighted[Entrant]]],
+    *,
+    alpha: float = DEFAULT_ALPHA,
 ) -> Fit[Entrant] | None:
     """The point fit of ``matches`` (see :func:`choices_from_matches`; no bootstrap), or None
     when there are none."""
@@ -374,7 +445,7 @@ class Ranking(Generic[Entrant]):
 
 
 def rank(
-    matches: Sequence[Sequence[Ranked[Entrant]]],
+    matches: Sequence[Sequence[Ranked[Entrant] | Weighted[Entrant]]],
     *,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

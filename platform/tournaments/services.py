@@ -24,6 +24,7 @@ from bots.models import Bot, BotVersion, BotVersionStatus
 from bots.selectors import bots_ready_to_play
 from matches import formats
 from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus
+from matches.results import ranks_of
 from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
 from ratings.selectors import match_rankings
@@ -183,9 +184,10 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
     rankings = match_rankings(game=ladder.game)
+    met = meetings_of([[b for b, _ in ranks_of(orders[0])] for orders in rankings])
     tables = plan_tables(
         candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk]) for b in bots],
-        fit=fit_matches(rankings), meetings=meetings_of([[b for b, _ in r[0]] for r in rankings]),
+        fit=fit_matches(rankings), meetings=met,
         table_size=size, count=free, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}

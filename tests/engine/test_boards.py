@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import engine
-from engine.boards import BoardGame, board_places, board_points, pairwise_shares
+from engine.boards import (
+    BoardGame,
+    board_places,
+    board_points,
+    board_scores,
+    margin_share,
+    pairwise_shares,
+)
+
+
+def places(
+    games: list[BoardGame], teams: list[list[int]] | None, faulted: list[int] | None = None
+) -> list[list[int]]:
+    return board_places(board_scores(games, teams=teams), teams=teams, faulted=faulted or [])
 
 
 def test_heads_up_boards_sum_each_entrants_seats_over_the_set() -> None:
@@ -15,13 +30,14 @@ def test_heads_up_boards_sum_each_entrants_seats_over_the_set() -> None:
     # board 0: entrant 0 = 5 + -3 = 2, entrant 1 = -5 + 3 = -2
     # board 1: entrant 0 = -2 + 2 = 0, entrant 1 = 2 + -2 = 0 (a tie)
     # board 2: entrant 0 = 0 + -1, entrant 1 = 0 + 1
-    assert board_places([first, second], teams=None) == [[1, 2], [1, 1], [2, 1]]
+    assert board_scores([first, second], teams=None) == [[2, -2], [0, 0], [-1, 1]]
+    assert places([first, second], None) == [[1, 2], [1, 1], [2, 1]]
 
 
 def test_deals_beyond_the_shortest_game_or_unfinished_are_not_boards() -> None:
     long = BoardGame([0, 1], [[1, 0], [1, 0], [1, 0], [1, 0]])
     short = BoardGame([1, 0], [[0, 0], [0, 0], None])  # its third deal never finished
-    assert board_places([long, short], teams=None) == [[1, 2], [1, 2]]
+    assert places([long, short], None) == [[1, 2], [1, 2]]
 
 
 def test_team_games_rank_sides_and_partners_share_the_place() -> None:
@@ -29,21 +45,35 @@ def test_team_games_rank_sides_and_partners_share_the_place() -> None:
     # seat scores repeat the team score, as Belote and Bauer record them
     first = BoardGame([0, 1, 2, 3], [[10, 0, 10, 0], [0, 4, 0, 4]])
     second = BoardGame([1, 0, 3, 2], [[0, 7, 0, 7], [0, 4, 0, 4]])
-    # board 0: side 0 holds seats 0, 2 then 1, 3: 10 + 10 + 7 + 7 against 0; board 1: 4 + 4 each
-    assert board_places([first, second], teams=teams) == [[1, 2, 1, 2], [1, 1, 1, 1]]
+    # board 0: side 0 holds seats 0, 2 then 1, 3: 10 + 7 against 0 (partners' seats repeat the
+    # team score, counted once); board 1: 4 each
+    assert board_scores([first, second], teams=teams) == [[17, 0, 17, 0], [4, 4, 4, 4]]
+    assert places([first, second], teams) == [[1, 2, 1, 2], [1, 1, 1, 1]]
 
 
 def test_a_faulted_entrant_loses_every_board_and_so_does_its_side() -> None:
     games = [BoardGame([0, 1, 2], [[9, 0, 0], [0, 0, 9]])]
-    assert board_places(games, teams=None, faulted=[0]) == [[3, 1, 1], [3, 2, 1]]
+    assert places(games, None, faulted=[0]) == [[3, 1, 1], [3, 2, 1]]
     teams = [[0, 2], [1, 3]]
     four = [BoardGame([0, 1, 2, 3], [[5, 0, 5, 0]])]
-    assert board_places(four, teams=teams, faulted=[2]) == [[2, 1, 2, 1]]
+    assert places(four, teams, faulted=[2]) == [[2, 1, 2, 1]]
 
 
 def test_ties_share_the_better_place_at_a_table() -> None:
     games = [BoardGame([0, 1, 2, 3], [[3, 3, 1, 3]])]
-    assert board_places(games, teams=None) == [[1, 1, 4, 1]]
+    assert places(games, None) == [[1, 1, 4, 1]]
+
+
+def test_a_board_is_shared_by_its_margin_on_the_games_scale_or_won_outright() -> None:
+    assert [margin_share(m, None) for m in (30, 0, -1)] == [1.0, 0.5, 0.0]
+    assert margin_share(0, 81) == 0.5
+    assert margin_share(81, 81) == pytest.approx(1 / (1 + math.exp(-1)))  # about three quarters
+    assert margin_share(81, 81) + margin_share(-81, 81) == pytest.approx(1.0)
+    assert margin_share(1e6, 81) == 1.0 and margin_share(-1e6, 81) == 0.0  # no overflow
+    assert engine.game_class("belote").board_margin_scale == 81
+    assert all(
+        engine.game_class(g).board_margin_scale is None for g in ("bauer", "barbu", "badugi")
+    )
 
 
 def test_pairwise_shares_count_ties_half() -> None:

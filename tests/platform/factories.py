@@ -97,11 +97,11 @@ def finished_match(
     *,
     faults: Sequence[str] = (),
     minutes_ago: float = 0,
-    boards: Sequence[Sequence[int]] | None = None,
+    boards: Sequence[Sequence[float]] | None = None,
 ) -> Match:
     """A finished match (as if recorded) between entrants ``versions`` with these places
     (one per entrant); ``faults`` gives entrants' verdicts ("" for none); ``boards`` each
-    board's places per entrant (stored per seat, as ``Match.boards``)."""
+    board's score per entrant (stored per seat, as ``Match.boards``)."""
     rules = formats.load(game)
     layout = formats.seat_entrants(rules)
     match = Match.objects.create(

@@ -67,7 +67,7 @@ def test_seat_fairness_reads_the_stored_replays() -> None:
 
 def test_a_duplicate_match_states_its_board_result() -> None:
     a, b = active_bot("belote", name="north"), active_bot("belote", name="east")
-    boards = [[1, 2]] * 6 + [[2, 1]] * 3 + [[1, 1]]
+    boards = [[90, 72]] * 6 + [[10, 152]] * 3 + [[81, 81]]  # each board's points per side
     match = finished_match("belote", [a.current_version, b.current_version], [1, 2],  # type: ignore[list-item]
                            boards=boards)  # fmt: skip
     body = APIClient().get(f"/api/matches/{match.pk}/").json()

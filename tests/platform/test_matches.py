@@ -31,7 +31,7 @@ from matches.models import (
     MatchSeat,
     MatchStatus,
 )
-from matches.selectors import match_replay
+from matches.selectors import BoardResult, match_board_result, match_replay
 from matches.services import (
     MatchSpec,
     match_claim,
@@ -86,7 +86,9 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
     assert len(engine.resimulate(replay)) == 2  # every action legal, every score right
     # scored board by board at record time: the crashing team lost every board
     assert match.boards and match.boards == engine.boards_of_replay(replay)
-    assert all(board == [1, 2, 1, 2] for board in match.boards)
+    assert match_board_result(match=match) == BoardResult(
+        len(match.boards), [(a.pk, float(len(match.boards))), (b.pk, 0.0)]
+    )
     assert match_run(match_id=match.pk, worker="again") is False  # a second delivery: nothing
     assert RatingChange.objects.filter(match=match).count() == 2  # one per bot, once
     assert MatchSeat.objects.filter(match=match).count() == 4
@@ -198,7 +200,7 @@ def test_every_status_change_outside_the_table_is_refused() -> None:
                 match_transition(match_id=0, frm=frm, to=to)
 
 
-def test_the_migration_fills_the_boards_of_earlier_duplicate_matches_from_their_replays() -> None:
+def test_the_migrations_fill_the_boards_of_earlier_duplicate_matches_from_their_replays() -> None:
     fill_boards = importlib.import_module("matches.migrations.0004_match_boards").fill_boards
     a, b = active_bot("belote"), active_bot("belote")
     versions = [a.current_version, b.current_version]
@@ -215,3 +217,10 @@ def test_the_migration_fills_the_boards_of_earlier_duplicate_matches_from_their_
     boards = dict(Match.objects.values_list("pk", "boards"))
     assert stored[True][1] and boards[stored[True][0]] == stored[True][1]
     assert boards[stored[False][0]] is None
+    # 0005: boards stored as places before it are replaced by the board scores
+    Match.objects.filter(pk=stored[True][0]).update(boards=[[1, 2, 1, 2]])
+    importlib.import_module("matches.migrations.0005_match_board_scores").fill_board_scores(
+        django_apps, None
+    )
+    boards = dict(Match.objects.values_list("pk", "boards"))
+    assert boards[stored[True][0]] == stored[True][1] and boards[stored[False][0]] is None

@@ -143,20 +143,21 @@ def test_the_ladder_schedules_duplicate_matches_between_the_uncertain_neighbours
 def test_the_scheduler_reads_a_duplicate_sets_boards_not_its_single_result(
     django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
-    top, close, far = (active_bot("belote") for _ in range(3))
-    even = [[1, 2]] * 5 + [[2, 1]] * 5
+    # Bauer: a board is won or lost (Belote would share it by its margin)
+    top, close, far = (active_bot("bauer") for _ in range(3))
+    even = [[1, 0]] * 5 + [[0, 1]] * 5
     for k in range(12):
         # top wins every set of its pair with close, but only half of their boards: uncertain
-        finished_match("belote", [current(top), current(close)], [1, 2], boards=even,
+        finished_match("bauer", [current(top), current(close)], [1, 2], boards=even,
                        minutes_ago=60)  # fmt: skip
         # close and far split their sets, but close wins 9 boards in 10 of every one: certain
         winner, loser = (close, far) if k % 2 else (far, close)
-        finished_match("belote", [current(winner), current(loser)], [1, 2], minutes_ago=60,
-                       boards=[[1, 2] if winner == close else [2, 1]] * 9
-                       + [[2, 1] if winner == close else [1, 2]])  # fmt: skip
-        finished_match("belote", [current(top), current(far)], [1, 2], minutes_ago=60,
-                       boards=[[1, 2]] * 9 + [[2, 1]])  # fmt: skip
-    ladder = ladder_for_game(game="belote")
+        finished_match("bauer", [current(winner), current(loser)], [1, 2], minutes_ago=60,
+                       boards=[[1, 0] if winner == close else [0, 1]] * 9
+                       + [[0, 1] if winner == close else [1, 0]])  # fmt: skip
+        finished_match("bauer", [current(top), current(far)], [1, 2], minutes_ago=60,
+                       boards=[[1, 0]] * 9 + [[0, 1]])  # fmt: skip
+    ladder = ladder_for_game(game="bauer")
     ladder_apply_ratings(ladder_id=ladder.pk)  # the bots' versions are past their first games
     with django_capture_on_commit_callbacks():
         created = ladder_schedule(ladder=ladder, rng=random.Random(4))

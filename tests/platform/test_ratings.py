@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+import engine
 from matches.models import Match
 from matches.results import (
     BotResult,
@@ -153,15 +154,29 @@ def test_apply_rates_each_match_once_in_finish_order() -> None:
 
 @pytest.mark.django_db
 def test_a_duplicate_match_is_rated_by_its_boards() -> None:
-    a, b = active_bot("belote"), active_bot("belote")
+    a, b = active_bot("bauer"), active_bot("bauer")
     assert a.current_version and b.current_version
     # a placed second over the set but won 3 of the 4 boards: the ladder credits a
-    finished_match("belote", [a.current_version, b.current_version], [2, 1],
-                   boards=[[1, 2], [1, 2], [1, 2], [2, 1]])  # fmt: skip
-    ladder_apply_ratings(ladder_id=ladder_for_game(game="belote").pk)
+    finished_match("bauer", [a.current_version, b.current_version], [2, 1],
+                   boards=[[1, 0], [1, 0], [1, 0], [0, 1]])  # fmt: skip
+    ladder_apply_ratings(ladder_id=ladder_for_game(game="bauer").pk)
     change = RatingChange.objects.get(bot=a)
     # provisional K 48 against an equal opponent: 48 · (0.75 − 0.5)
     assert change.after - change.before == pytest.approx(12.0)
+
+
+@pytest.mark.django_db
+def test_a_belote_board_is_shared_by_its_margin() -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    assert a.current_version and b.current_version
+    # a won one board by 162 points and lost three by 2: by boards b, by points a
+    boards = [[162, 0], [80, 82], [80, 82], [80, 82]]
+    finished_match("belote", [a.current_version, b.current_version], [2, 1], boards=boards)
+    ladder_apply_ratings(ladder_id=ladder_for_game(game="belote").pk)
+    share = (engine.margin_share(162, 81) + 3 * engine.margin_share(-2, 81)) / 4
+    assert share > 0.5
+    change = RatingChange.objects.get(bot=a)
+    assert change.after - change.before == pytest.approx(48 * (share - 0.5))
 
 
 @pytest.mark.django_db

@@ -10,11 +10,13 @@ from typing import TypeVar
 import numpy as np
 import pytest
 
+import engine
 from bots.models import Bot, BotVersion
 from ratings.selectors import ladder_strengths, match_rankings
 from ratings.strength import (
     ELO_PER_NATURAL,
     StrengthError,
+    Weighted,
     choices_from_matches,
     choices_from_rankings,
     fit,
@@ -111,6 +113,44 @@ def test_a_match_of_boards_counts_every_board_in_the_fit() -> None:
     theta = fit(boards, alpha=0.0).theta
     assert float(theta[0] - theta[1]) == pytest.approx(math.log(2.0), abs=1e-7)
     assert boards.weights.sum() == pytest.approx(3.0)
+
+
+def test_a_board_shared_by_its_margin_counts_its_share_for_each_side() -> None:
+    # one board shared ¾–¼: the odds of three, as three wins in four boards would give
+    shared = [Weighted([("a", 1), ("b", 2)], 0.75), Weighted([("b", 1), ("a", 2)], 0.25)]
+    choices = choices_from_matches([shared])
+    assert choices.matches == 1 and choices.weights.sum() == pytest.approx(1.0)
+    theta = fit(choices, alpha=0.0).theta
+    assert float(theta[0] - theta[1]) == pytest.approx(math.log(3.0), abs=1e-7)
+
+
+def shared_board(share: float) -> list[Weighted[str]]:
+    return [Weighted([("a", 1), ("b", 2)], share), Weighted([("b", 1), ("a", 2)], 1 - share)]
+
+
+def test_boards_shared_by_margin_inform_by_their_spread_not_a_coins() -> None:
+    # 60 matches: b takes 0.6 to 0.8 of each board, or wins 70 % of them outright; same estimate
+    shares = [0.6, 0.7, 0.8] * 20
+    soft = fit(choices_from_matches([shared_board(x) for x in shares]), alpha=0.0)
+    hard = fit(choices_from_rankings(
+        [[("a", 1), ("b", 2)]] * 42 + [[("b", 1), ("a", 2)]] * 18), alpha=0.0)  # fmt: skip
+    assert float(soft.theta[0] - soft.theta[1]) == pytest.approx(math.log(0.7 / 0.3), abs=1e-6)
+    assert float(hard.theta[0] - hard.theta[1]) == pytest.approx(math.log(0.7 / 0.3), abs=1e-6)
+    # the shares' variance is a small part of a coin's: the difference is known far better
+    assert soft.difference_sd(0, 1) < 0.5 * hard.difference_sd(0, 1)
+
+
+def test_a_few_shared_boards_are_trusted_only_as_far_as_their_spread_is_known() -> None:
+    # three boards taking 0.6, 0.7, 0.8: p = 0.7, residuals ±0.1 and 0, a coin's variance 0.21
+    soft = fit(choices_from_matches([shared_board(x) for x in (0.6, 0.7, 0.8)]), alpha=0.0)
+    observed = 0.02 / (3 * 0.21)  # Pearson dispersion
+    upper = observed * 3 / 0.35185  # its 95 % upper bound: χ²(3 d.f.) 5 % quantile 0.35185
+    assert soft.difference_sd(0, 1) == pytest.approx(math.sqrt(upper / (3 * 0.21)), rel=1e-3)
+    # boards given whole (shares of 1 and 0) vary like a coin: the full variance stays
+    whole = fit(choices_from_matches([shared_board(x) for x in (1.0, 1.0, 0.0)]), alpha=0.0)
+    coin = fit(choices_from_rankings([[("a", 1), ("b", 2)]] * 2 + [[("b", 1), ("a", 2)]]),
+               alpha=0.0)  # fmt: skip
+    assert whole.difference_sd(0, 1) == pytest.approx(coin.difference_sd(0, 1), rel=1e-9)
 
 
 def test_the_bootstrap_resamples_whole_sets_not_boards() -> None:
@@ -255,13 +295,26 @@ def test_match_rankings_merge_team_seats_and_rank_faulted_bots_last() -> None:
 
 @pytest.mark.django_db
 def test_match_rankings_give_a_duplicate_match_one_order_per_board() -> None:
-    a, b = active_bot("belote"), active_bot("belote")
-    boards = [[1, 2], [2, 1], [1, 1]]
-    finished_match("belote", [current(a), current(b)], [1, 2], boards=boards, minutes_ago=5)
-    finished_match("belote", [current(a), current(b)], [1, 2], faults=["", "timeout"],
-                   boards=[[2, 1], [2, 1]])  # fmt: skip
-    plain = finished_match("belote", [current(a), current(b)], [2, 1], minutes_ago=1)
-    with_boards, one, faulted = match_rankings(game="belote")
+    a, b = active_bot("bauer"), active_bot("bauer")
+    boards = [[1, 0], [0, 1], [1, 1]]
+    finished_match("bauer", [current(a), current(b)], [1, 2], boards=boards, minutes_ago=5)
+    finished_match("bauer", [current(a), current(b)], [1, 2], faults=["", "timeout"],
+                   boards=[[1, 0], [1, 0]])  # fmt: skip
+    plain = finished_match("bauer", [current(a), current(b)], [2, 1], minutes_ago=1)
+    with_boards, one, faulted = match_rankings(game="bauer")
     assert with_boards == [[(a.pk, 1), (b.pk, 2)], [(a.pk, 2), (b.pk, 1)], [(a.pk, 1), (b.pk, 1)]]
     assert all(dict(board)[b.pk] > dict(board)[a.pk] for board in faulted)  # b lost every board
     assert one == [[(a.pk, 2), (b.pk, 1)]] and plain.boards is None
+
+
+@pytest.mark.django_db
+def test_match_rankings_share_a_belote_board_by_its_margin() -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    finished_match("belote", [current(a), current(b)], [1, 2], boards=[[120, 42], [81, 81]])
+    [orders] = match_rankings(game="belote")
+    won = engine.margin_share(78, 81)
+    assert orders == [
+        Weighted([(a.pk, 1), (b.pk, 2)], won), Weighted([(b.pk, 1), (a.pk, 2)], 1 - won),
+        Weighted([(a.pk, 1), (b.pk, 2)], 0.5), Weighted([(b.pk, 1), (a.pk, 2)], 0.5),
+    ]  # fmt: skip
+    assert 0.7 < won < 0.75  # 78 points: nearly three quarters of the board

@@ -53,7 +53,7 @@ def test_a_ladder_without_matches_shows_neither_section(client: Client) -> None:
 
 def test_the_match_page_states_the_board_result(client: Client) -> None:
     a, b = active_bot("badugi", name="steady"), active_bot("badugi", name="lucky")
-    boards = [[1, 2]] * 6 + [[2, 1]] * 3 + [[1, 1]]
+    boards = [[3, -3]] * 6 + [[-8, 8]] * 3 + [[0, 0]]  # each board's chips per bot
     match = finished_match("badugi", [a.current_version, b.current_version], [2, 1],  # type: ignore[list-item]
                            boards=boards)  # fmt: skip
     page = client.get(f"/matches/{match.pk}/").content.decode()
