@@ -58,12 +58,16 @@ def _permutation_bits(n: int) -> int:
 @functools.cache
 def _radix_groups(n: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The radices ``n, n-1, … 2`` of a permutation's mixed-radix digits, in groups whose product
-    stays below 2**60: (product, radices) per group."""
+    stays below 2**30: (product, radices) per group.
+
+    Below 2**30 every number the decoding loop handles is a one-digit CPython int, which ``%``
+    and ``//`` take a fast path for.
+    """
     groups: list[tuple[int, tuple[int, ...]]] = []
     radices: list[int] = []
     product = 1
     for radix in range(n, 1, -1):
-        if product * radix >= 1 << 60:
+        if product * radix >= 1 << 30:
             groups.append((product, tuple(radices)))
             radices, product = [], 1
         radices.append(radix)
@@ -88,7 +92,8 @@ def shuffled(items: Sequence[Card], rng: random.Random) -> list[Card]:
     for product, radices in _radix_groups(n):
         x, digits = divmod(x, product)
         for radix in radices:
-            digits, j = divmod(digits, radix)
+            j = digits % radix
+            digits //= radix
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
     return deck
@@ -175,8 +180,11 @@ class State(ABC):
         self.history: list[tuple[int, str]] = []
         self.deals: list[DealRecord] = []
         self._fixed_decks = [[card(t) for t in d] for d in decks] if decks else []
+        # re-seeded for every deal's deck (see deck_for): cheaper than a new generator each time;
+        # a clone may share it, as it is only ever seeded and drawn from within deck_for
+        self._deck_rng = random.Random(f"{seed}:dealer")
         if first_dealer is None:
-            first_dealer = random.Random(f"{seed}:dealer").randrange(self.num_players)
+            first_dealer = self._deck_rng.randrange(self.num_players)
         elif not 0 <= first_dealer < self.num_players:
             raise InvalidParams(f"first_dealer must be a seat 0..{self.num_players - 1}")
         self.first_dealer = first_dealer
@@ -196,7 +204,9 @@ class State(ABC):
             if sorted(deck) != sorted(self.game.deck):
                 raise InvalidParams(f"deck {deal_index} is not a permutation of the game's cards")
             return deck
-        return shuffled(self.game.deck, self.deal_rng(deal_index))
+        rng = self._deck_rng
+        rng.seed(f"{self.seed}:{deal_index}:deck")  # the state deal_rng(deal_index) starts in
+        return shuffled(self.game.deck, rng)
 
     def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
         record = DealRecord(
@@ -349,10 +359,12 @@ class CardHandsState(State):
         return [text[:] for text in texts]
 
     def _drop_card(self, seat: int, c: Card) -> None:
-        """Take ``c`` out of ``seat``'s hand."""
+        """Take ``c`` out of ``seat``'s hand. Its frozen text is rebuilt at once: the seat's next
+        observation and legal list ask for it anyway, and the lazy path costs two calls more."""
         hand = self.hands[seat]
         index = hand.index(c)
         del hand[index]
-        del self._texts[seat][index]
+        texts = self._texts[seat]
+        del texts[index]
         self.masks[seat] ^= BIT[c]
-        self._hand_texts[seat] = None
+        self._hand_texts[seat] = FrozenList(texts)

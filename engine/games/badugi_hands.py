@@ -16,6 +16,7 @@ worth its best proper subset, i.e. the best of its 3-card subsets, recursively.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 from itertools import combinations, repeat
 from math import comb
 
@@ -162,6 +163,7 @@ def value_ranks(value: int) -> tuple[int, ...]:
     return CLASSES[value]
 
 
+@cache  # 1,092 values; every showdown names its hands
 def value_name(value: int) -> str:
     """The human reading of a value: "6 made (6-5-4-A)", "5 base (5-4-A)", "A-5 two-base"."""
     ranks = [RANK_NAMES[r] for r in CLASSES[value]]

@@ -14,7 +14,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from engine.cards import CARD_BY_TEXT, RANK_OF, RANK_VALUE, SUIT_OF, SUITS, TEXT_OF, Card
+from engine.cards import (
+    BIT,
+    CARD_BY_TEXT,
+    MASK_TEXTS,
+    RANK_OF,
+    RANK_VALUE,
+    SUIT_MASK,
+    SUIT_OF,
+    SUITS,
+    TEXT_OF,
+    Card,
+    mask_texts,
+)
 from engine.errors import InvalidParams
 from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
 from engine.game import TERMINAL, Game, State
@@ -45,6 +57,8 @@ _KH_TEXT = TEXT_OF[KING_OF_HEARTS]
 NO_SCORES: FrozenList[int] = FrozenList([0, 0, 0, 0])
 _KH_ONLY: FrozenList[str] = FrozenList([_KH_TEXT])
 _PASS_ONLY: FrozenList[str] = FrozenList(["pass"])
+#: a card text's bit in a hand mask (:data:`~engine.cards.BIT`)
+_TEXT_BIT = {TEXT_OF[c]: BIT[c] for c in range(52)}
 _NOT_A_CARD = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
@@ -109,7 +123,8 @@ class Params:
 
 
 class BarbuState(State):
-    """One Barbu game. Hands are sorted lists of card texts (sorted texts = sorted cards).
+    """One Barbu game. Hands are sorted lists of card texts (sorted texts = sorted cards), with
+    each hand as a bit mask alongside in ``masks`` (who can follow suit, in one step).
 
     ``self.public`` holds the public part of every observation. Its values are immutable
     (scalars, :class:`~engine.frozen.FrozenList`, :class:`~engine.frozen.FrozenDict`) and
@@ -311,17 +326,20 @@ class BarbuState(State):
         led = SUIT_OF[trick[0]]
         if rules.trumps:
             allowed = self._trumps_actions(hand, trick, led)
-        else:
-            allowed = [x for x in hand if x[1] == led]
-            if not allowed:
-                if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
-                    return _KH_ONLY
-                return self.hand_text(seat)
-        return self.hand_text(seat) if len(allowed) == len(hand) else FrozenList(allowed)
+            return self.hand_text(seat) if len(allowed) == len(hand) else FrozenList(allowed)
+        mask = self.masks[seat]
+        follow = mask & SUIT_MASK[led]
+        if not follow:
+            if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
+                return _KH_ONLY
+            return self.hand_text(seat)
+        if follow == mask:
+            return self.hand_text(seat)
+        return MASK_TEXTS.get(follow) or mask_texts(follow)  # the cards of the suit led
 
     def _trumps_actions(self, hand: list[str], trick: list[Card], led: str) -> list[str]:
         trump, opts = self.trump, self.opts
-        follow = [x for x in hand if x[1] == led]
+        follow: list[str] = mask_texts(self.masks[self._to_act] & SUIT_MASK[led])
         if follow:
             if opts.must_overtrump and led == trump:
                 return _above(follow, trick, trump) or follow
@@ -336,8 +354,10 @@ class BarbuState(State):
 
     def _apply_card(self, action: str) -> None:
         seat = self._to_act
-        self.hands[seat].remove(action)
-        self._hand_texts[seat] = None
+        hand = self.hands[seat]
+        hand.remove(action)
+        self._hand_texts[seat] = FrozenList(hand)  # asked for next anyway (see _drop_card)
+        self.masks[seat] ^= _TEXT_BIT[action]
         table = self.table
         public = self.public
         if not table.play(seat, CARD_BY_TEXT[action]):
@@ -386,6 +406,7 @@ class BarbuState(State):
             hand = self.hands[seat]
             hand.remove(action)
             self._hand_texts[seat] = None
+            self.masks[seat] ^= _TEXT_BIT[action]
             s, r = SUIT_POSITION[action[1]], RANK_VALUE[action[0]]
             if self.lo[s] == 0:
                 self.lo[s] = self.hi[s] = r
@@ -522,6 +543,10 @@ class BarbuState(State):
 
     def _hand_strings(self, seat: int) -> list[str]:
         return self.hands[seat]  # Barbu keeps hands as sorted card texts
+
+    def _forget_caches(self) -> None:
+        super()._forget_caches()
+        self.masks = [sum(map(_TEXT_BIT.__getitem__, hand)) for hand in self.hands]
 
     # -- why an action is illegal (error path only) ----------------------------------------------
 

@@ -93,9 +93,10 @@ def drive(state: BarbuState, scripts: dict[int, Any], tricks: int = 99) -> None:
 
 
 def set_hand(state: BarbuState, seat: int, text: str) -> None:
-    """Give ``seat`` exactly these cards (for the legal-set scenarios stated mid-deal)."""
+    """Give ``seat`` exactly these cards (for the legal-set scenarios stated mid-deal); the
+    state's caches (legal list, hand texts, hand masks) follow."""
     state.hands[seat] = sorted(ten(text).split())
-    state._legal = None
+    state._forget_caches()
 
 
 def finish_deal_randomly(state: BarbuState, rng: random.Random) -> None:
