@@ -180,11 +180,8 @@ class State(ABC):
         self.history: list[tuple[int, str]] = []
         self.deals: list[DealRecord] = []
         self._fixed_decks = [[card(t) for t in d] for d in decks] if decks else []
-        # re-seeded for every deal's deck (see deck_for): cheaper than a new generator each time;
-        # a clone may share it, as it is only ever seeded and drawn from within deck_for
-        self._deck_rng = random.Random(f"{seed}:dealer")
         if first_dealer is None:
-            first_dealer = self._deck_rng.randrange(self.num_players)
+            first_dealer = random.Random(f"{seed}:dealer").randrange(self.num_players)
         elif not 0 <= first_dealer < self.num_players:
             raise InvalidParams(f"first_dealer must be a seat 0..{self.num_players - 1}")
         self.first_dealer = first_dealer
@@ -204,9 +201,7 @@ class State(ABC):
             if sorted(deck) != sorted(self.game.deck):
                 raise InvalidParams(f"deck {deal_index} is not a permutation of the game's cards")
             return deck
-        rng = self._deck_rng
-        rng.seed(f"{self.seed}:{deal_index}:deck")  # the state deal_rng(deal_index) starts in
-        return shuffled(self.game.deck, rng)
+        return shuffled(self.game.deck, self.deal_rng(deal_index))
 
     def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
         record = DealRecord(
