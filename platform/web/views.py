@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+import engine
 from api.selectors import tokens_live
 from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
@@ -333,6 +334,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     if context["board_result"] is not None:
         bots = {seat.bot_id: seat.bot for seat in seats}
         context["board_rows"] = [(bots[b], text) for b, text in context["board_result"].texts]
+        context["margin_scale"] = engine.game_class(match.game).board_margin_scale
     if context["finished"]:
         seat = _seat_param(request, len(seats))
         context["viewpoint"] = "all" if seat is None else seat

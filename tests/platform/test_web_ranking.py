@@ -62,6 +62,17 @@ def test_the_match_page_states_the_board_result(client: Client) -> None:
     assert "보드 6½–3½ (전체 10개)" in korean
     plain = finished_match("badugi", [a.current_version, b.current_version], [2, 1])  # type: ignore[list-item]
     assert "Boards won" not in client.get(f"/matches/{plain.pk}/").content.decode()
+    assert "by its margin" not in page  # Badugi boards are not shared by margin
+
+
+def test_a_belote_match_page_says_its_boards_are_shared_by_margin(client: Client) -> None:
+    a, b = active_bot("belote"), active_bot("belote")
+    match = finished_match("belote", [a.current_version, b.current_version], [1, 2],  # type: ignore[list-item]
+                           boards=[[120, 42], [81, 81]])  # fmt: skip
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "share each board by its margin" in page and "ahead by 81 points" in page
+    korean = client.get(f"/matches/{match.pk}/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert "점수 차에 따라" in korean and "81점 앞선 쪽" in korean
 
 
 def test_the_bot_page_shows_its_strength_with_its_interval(client: Client) -> None:
