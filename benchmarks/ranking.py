@@ -54,7 +54,14 @@ from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import BotSpec, family, make_agent  # noqa: E402
-from matches.results import BotResult, Order, board_shares, ranks_of  # noqa: E402
+from matches.results import (  # noqa: E402
+    BotResult,
+    Order,
+    SeatResult,
+    board_orders,
+    board_shares,
+    ranks_of,
+)
 from ratings.elo import DEFAULT_CONFIG, BotRating, rate_match  # noqa: E402
 from ratings.strength import Weighted, choices_from_matches, fit, rank  # noqa: E402
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
@@ -144,19 +151,11 @@ class Pool:
         return result, deals, totals
 
     def board_orders(self, table: Table, boards: list[list[float]]) -> Result:
-        """The boards as the platform rates them (``matches.results.board_orders``): shared by
-        margin between two sides where the game has a margin scale, else ranked."""
-        scale = self.game.board_margin_scale
+        """The boards as the platform rates them (``matches.results.board_orders``), one seat
+        per table position."""
+        seats = [SeatResult(bot, 0, 0.0, 0, False) for bot in table]
         scores = [[board[e] for e in self.representatives] for board in boards]
-        if scale is not None and len(table) == 2:
-            (a, b), orders = table, []
-            for score_a, score_b in scores:
-                share = engine.margin_share(score_a - score_b, scale)
-                orders += [Weighted([(a, 1), (b, 2)], share), Weighted([(b, 1), (a, 2)], 1 - share)]
-            return orders
-        return [
-            list(zip(table, engine.placings(board), strict=True)) for board in scores
-        ]
+        return board_orders(seats, scores, scale=self.game.board_margin_scale)
 
 
 def seed_of(*parts: object) -> int:

@@ -104,9 +104,8 @@ def board_orders(
     bots of a game with a margin scale (``Game.board_margin_scale``) each board is shared by
     its margin, the bot ahead by ``m`` taking ``engine.margin_share(m, scale)`` of it. A match
     with a faulted bot keeps its rankings: the faulted bot lost every board outright."""
-    rankings = board_rankings(seats, boards)
-    if scale is None or any(s.faulted for s in seats) or len(rankings[0] if rankings else ()) != 2:
-        return list(rankings)
+    if scale is None or any(s.faulted for s in seats) or len({s.bot for s in seats}) != 2:
+        return list(board_rankings(seats, boards))
     orders: list[Order] = []
     for board in boards:
         (a, score_a), (b, score_b) = _bot_scores(seats, board).items()
