@@ -60,7 +60,11 @@ def wait_until(condition: Callable[[], bool], workers: list[Worker], what: str,
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (the sandboxed bots of the match it is playing)."""
     found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:  # the process ended meanwhile (a bot between two decisions)
+        return found
+    for task in tasks:
         try:
             found += [int(c) for c in (task / "children").read_text().split()]
         except FileNotFoundError:  # the thread or the process ended meanwhile
