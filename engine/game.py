@@ -9,7 +9,6 @@ with the entrants' seats rotated deals the same cards to the same seats (duplica
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import random
@@ -279,7 +278,20 @@ class State(ABC):
         self._hand_texts = [None] * self.num_players
 
     def clone(self) -> State:
-        return copy.deepcopy(self)
+        """An independent copy: the game replayed from its seed, decks and actions, which fix
+        everything a state holds. (A compiled state, see ``setup.py``, has no ``__dict__`` to
+        copy; replaying gives the same state in both builds.)"""
+        other = self.game.new_initial_state(
+            self.seed,
+            decks=[[c.text for c in deck] for deck in self._fixed_decks] or None,
+            first_dealer=self.first_dealer,
+        )
+        for _, action in self.history:
+            other.apply_action(action)
+        return other
+
+    def __deepcopy__(self, memo: object) -> State:
+        return self.clone()
 
     def redeal_hidden(self, seat: int, rng: random.Random) -> State:
         """A clone where every card ``seat`` cannot see is shuffled among the unseen places.

@@ -15,7 +15,8 @@ _discovered = False
 
 
 def register(cls: G) -> G:
-    """Class decorator: make a game available under ``cls.name``."""
+    """Make a game available under ``cls.name`` (called after its class, which keeps the class
+    compilable by mypyc: a decorated class cannot be a native one)."""
     _GAMES[cls.name] = cls
     return cls
 

@@ -30,7 +30,6 @@ Rule choices beyond the sources (documented in docs/rules/badugi.md, "Rule optio
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from typing import Any, ClassVar
 from ..cards import CARD_BY_TEXT, CARDS, TEXT_OF, Card
 from ..errors import InvalidParams
 from ..frozen import EMPTY, FrozenDict, FrozenList, appended
-from ..game import TERMINAL, DealRecord, Game, State
+from ..game import TERMINAL, Game, State
 from ..registry import register
 from .badugi_hands import best_subset, hand_kind, hand_name, hand_value, value_name
 
@@ -159,11 +158,10 @@ def big_blinds_per_100(result: Any) -> list[float]:
 
 
 class BadugiState(State):
-    game: BadugiGame
-
     def __init__(self, game: BadugiGame, seed: int, decks: Any, first_dealer: int | None) -> None:
         super().__init__(game, seed, decks, first_dealer)
-        p = game.params
+        self.params: BadugiParams = game.params
+        p = self.params
         self.korean = p.korean_betting
         self.caps = (p.max_raises_per_round + 1,) * ROUNDS if self.korean else p.round_caps
         self.cap = self.caps[0]
@@ -218,7 +216,7 @@ class BadugiState(State):
         self.discards: list[list[Card]] = [[] for _ in range(n)]
         self.public: FrozenList[FrozenList[Any]] = EMPTY  # this hand's [seat, action] pairs
         self.street = 0
-        p = self.game.params
+        p = self.params
         if self.korean:
             self.committed = [p.ante] * n
             self.pot = p.ante * n
@@ -283,7 +281,7 @@ class BadugiState(State):
                 return CALL_FOLD
             return KOREAN_FACING
         can_raise = self.bets < self.cap or (
-            self.live == 2 and not self.sealed and self.game.params.unlimited_heads_up
+            self.live == 2 and not self.sealed and self.params.unlimited_heads_up
         )
         if to_call > 0:
             return CALL_FOLD_RAISE if can_raise else CALL_FOLD
@@ -359,12 +357,12 @@ class BadugiState(State):
         """Chips ``seat`` puts in for a bet or raise (fixed limit or Korean); sets the level."""
         to_call = self.level - self.put[seat]
         if not self.korean:
-            p = self.game.params
+            p = self.params
             unit = p.big_blind if self.street < 2 else p.big_bet
             self.level += unit
             return to_call + unit
         if action == "bet":
-            size = self.game.params.ante
+            size = self.params.ante
         elif action == "raise":
             size = self.last_size
         else:  # half: half of the pot after calling
@@ -417,13 +415,13 @@ class BadugiState(State):
     def _receive(self, seat: int, count: int) -> list[Card]:
         """``count`` cards from the top of the stub for ``seat``, reshuffling when it runs out."""
         stub = self.stub
-        if len(stub) >= count and not self.game.params.never_return_own_discards:
+        if len(stub) >= count and not self.params.never_return_own_discards:
             got = stub[-count:]
             del stub[-count:]
             return got
         got = []
         own = set(self.discards[seat])
-        passing_over = self.game.params.never_return_own_discards
+        passing_over = self.params.never_return_own_discards
         while len(got) < count:
             stub = self.stub
             index = len(stub) - 1
@@ -505,7 +503,7 @@ class BadugiState(State):
             names=FrozenList(names),
             net=FrozenList(net),
         )
-        if len(self.deals) < self.game.params.hands:
+        if len(self.deals) < self.params.hands:
             self.button = (self.button + 1) % n
             self._start_hand()
         else:
@@ -564,35 +562,6 @@ class BadugiState(State):
         obs["last_hand"] = self.last_hand
         return obs
 
-    def clone(self) -> BadugiState:
-        other = object.__new__(type(self))
-        state = self.__dict__.copy()
-        for name in (
-            "history",
-            "deals",
-            "net",
-            "stub",
-            "muck",
-            "folded",
-            "put",
-            "committed",
-            "limited",
-            "_hand_texts",
-            "reshuffled_stubs",
-        ):
-            state[name] = list(state[name])
-        for name in ("hands", "discards", "folded_hands"):
-            state[name] = [list(x) for x in state[name]]
-        deals: list[DealRecord] = state["deals"]
-        if deals:  # only the current deal's record is still written to (by assignment)
-            deals[-1] = copy.copy(deals[-1])
-        if self._rng is not None:
-            rng = random.Random()
-            rng.setstate(self._rng.getstate())
-            state["_rng"] = rng
-        other.__dict__ = state
-        return other
-
     def redeal_hidden(self, seat: int, rng: random.Random) -> State:
         """Permute every card ``seat`` has not seen (others' hands and discards, the stub, folds).
 
@@ -600,6 +569,7 @@ class BadugiState(State):
         consistent state; ``seat``'s own cards, discards and folded hand stay in place.
         """
         other = self.clone()
+        assert isinstance(other, BadugiState)
         known = set(self.hands[seat]) | set(self.discards[seat]) | set(self.folded_hands[seat])
         unseen = [c for c in CARDS if c not in known]
         shuffled = list(unseen)
@@ -624,7 +594,6 @@ class BadugiState(State):
         return other
 
 
-@register
 class BadugiGame(Game):
     name = "badugi"
     title = "Badugi"
@@ -635,7 +604,6 @@ class BadugiGame(Game):
     # RULES §2.5 compares a duplicate's paired hands by chips; a board's win-or-lose would drop
     # the pot size, most of what a hand says (docs/ranking.md measures it)
     scored_by_boards = False
-    params: BadugiParams
     example_params: ClassVar[list[dict[str, Any]]] = [
         {},
         {"players": 3},
@@ -704,3 +672,6 @@ def draw_actions(hand: list[Card]) -> list[str]:
         "draw:" + c + "," + d,
         "draw:" + d,
     ]
+
+
+register(BadugiGame)

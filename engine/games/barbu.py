@@ -132,12 +132,11 @@ class BarbuState(State):
     cards, sharing those values safely.
     """
 
-    game: BarbuGame
-
     def __init__(self, game: BarbuGame, seed: int, decks: Any, first_dealer: int | None) -> None:
         super().__init__(game, seed, decks, first_dealer)
-        p = game.params
-        self.opts = p
+        self.params: Params = game.params
+        p = self.params
+        self.contracts = game.contracts
         self.rules_by_name: dict[str, ContractRules] = SALAD_RULES if p.salad else STANDARD_RULES
         self.num_deals = game.num_deals
         self.num_tricks = 8 if p.deck == 32 else 13
@@ -155,9 +154,15 @@ class BarbuState(State):
 
     # -- deal and declaration ------------------------------------------------------------------
 
+    def _dealer_of(self, deal_index: int) -> int:
+        """Dealer (= declarer) of a deal: rotating left every deal, or in Geronimo blocks."""
+        if self.params.geronimo_blocks:
+            return (self.first_dealer + deal_index // len(self.contracts)) % 4
+        return (self.first_dealer + deal_index) % 4
+
     def _start_deal(self) -> None:
         index = len(self.deals)
-        dealer = self.game.dealer_of(index, self.first_dealer)
+        dealer = self._dealer_of(index)
         deck = self.deck_for(index)
         hands: list[list[str]] = [[], [], [], []]
         for k in range(4):  # deck index k goes to seat (dealer + 1 + k) mod 4, one at a time
@@ -166,7 +171,7 @@ class BarbuState(State):
         self._forget_caches()
         record = self.start_deal_record(dealer, deck)
         record.hands = [h[:] for h in hands]
-        first = dealer if self.opts.first_player == "declarer" else (dealer + 1) % 4
+        first = dealer if self.params.first_player == "declarer" else (dealer + 1) % 4
         self.dealer = dealer
         self.first_player = first
         self.phase = Phase.DECLARE
@@ -195,7 +200,7 @@ class BarbuState(State):
             trump=None,
             domino_rank=None,
             designations=EMPTY,
-            declarer_doubled_by=self._doubled_by() if self.opts.doubling else None,
+            declarer_doubled_by=self._doubled_by() if self.params.doubling else None,
             trick=EMPTY,
             tricks=EMPTY,
             layout=None,
@@ -207,7 +212,7 @@ class BarbuState(State):
         )
 
     def _declaration_actions(self) -> FrozenList[str]:
-        names = self.left[self.dealer] if self.left is not None else self.game.contracts
+        names = self.left[self.dealer] if self.left is not None else self.contracts
         return FrozenList(contract_actions(names, self.low_rank))
 
     def _apply_declaration(self, action: str) -> None:
@@ -220,7 +225,7 @@ class BarbuState(State):
             self.trump = extra[0]
         elif rules.domino:
             self.domino_rank = RANK_VALUE[extra[0]]
-            first = self.opts.domino_first  # who plays first in Domino ("Rule options")
+            first = self.params.domino_first  # who plays first in Domino ("Rule options")
             if first == "left":
                 self.first_player = (self.dealer + 1) % 4
             elif first == "declarer":
@@ -238,7 +243,7 @@ class BarbuState(State):
             "trump": self.trump,
             "domino_rank": rank,
         }
-        if self.opts.doubling:
+        if self.params.doubling:
             self.phase = public["phase"] = Phase.DOUBLE
             self._to_act = (self.dealer + 1) % 4
         else:
@@ -250,7 +255,7 @@ class BarbuState(State):
         return FrozenList([row[self.dealer] for row in self.doubled_declarer])
 
     def _designation_choices(self) -> list[tuple[str, tuple[int, ...]]]:
-        p, d, opts = self._to_act, self.dealer, self.opts
+        p, d, opts = self._to_act, self.dealer, self.params
         cap = opts.doubling_cap_per_deal
         eligible = [t for t in range(4) if t != p and self.designated[t] < cap]
         duties = opts.pagat_doubling_duties
@@ -264,7 +269,7 @@ class BarbuState(State):
 
     def _duties_feasible(self, names_declarer: bool) -> bool:
         """Whether pagat's "double each declarer twice" can still be met after this choice."""
-        p, d, cap = self._to_act, self.dealer, self.opts.doubling_cap_per_deal
+        p, d, cap = self._to_act, self.dealer, self.params.doubling_cap_per_deal
         needs = {q: max(0, 2 - self.doubled_declarer[q][d]) for q in range(4) if q != d}
         if names_declarer:
             needs[p] = max(0, needs[p] - 1)
@@ -330,7 +335,7 @@ class BarbuState(State):
         mask = self.masks[seat]
         follow = mask & SUIT_MASK[led]
         if not follow:
-            if self.opts.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
+            if self.params.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
                 return _KH_ONLY
             return self.hand_text(seat)
         if follow == mask:
@@ -338,7 +343,7 @@ class BarbuState(State):
         return MASK_TEXTS.get(follow) or mask_texts(follow)  # the cards of the suit led
 
     def _trumps_actions(self, hand: list[str], trick: list[Card], led: str) -> list[str]:
-        trump, opts = self.trump, self.opts
+        trump, opts = self.trump, self.params
         follow: list[str] = mask_texts(self.masks[self._to_act] & SUIT_MASK[led])
         if follow:
             if opts.must_overtrump and led == trump:
@@ -440,7 +445,7 @@ class BarbuState(State):
     def _end_deal(self) -> None:
         contract_scores = self.deal_scores
         if self.bets:
-            symmetric = self.opts.doubling_payout == "symmetric"
+            symmetric = self.params.doubling_payout == "symmetric"
             adjust = settle_bets(contract_scores, self.bets, symmetric=symmetric)
         else:
             adjust = [0, 0, 0, 0]
@@ -564,12 +569,12 @@ class BarbuState(State):
     def _declaration_reason(self, action: str) -> str:
         kind, _, rest = action.partition(":")
         name = rest.partition(":")[0]
-        menu = self.game.contracts
+        menu = self.contracts
         if kind != "contract" or (name not in STANDARD_RULES and name not in SALAD_RULES):
-            forms = "" if self.opts.salad else " (contract:trumps:<suit>, contract:domino:<rank>)"
+            forms = "" if self.params.salad else " (contract:trumps:<suit>, contract:domino:<rank>)"
             return f"declare one contract: contract:<name>, name one of {', '.join(menu)}{forms}"
         if name not in menu:
-            if self.opts.salad:
+            if self.params.salad:
                 return f"Salad: only the six Salad contracts can be declared ({', '.join(menu)})"
             return f"{name} can be declared only with salad=true"
         if self.left is not None and name not in self.left[self.dealer]:
@@ -587,7 +592,7 @@ class BarbuState(State):
         return f"contract:{name} takes no parameter"
 
     def _designation_reason(self, action: str) -> str:
-        p, opts = self._to_act, self.opts
+        p, opts = self._to_act, self.params
         cap, any_subset = opts.doubling_cap_per_deal, opts.doubling_any_subset
         if any_subset:
             forms = "double:none or the seats to name in increasing order (double:2, double:0,3)"
@@ -633,7 +638,7 @@ class BarbuState(State):
 
     def _duties_reason(self, targets: list[int]) -> str:
         d = self.dealer
-        if not self.opts.pagat_doubling_duties:
+        if not self.params.pagat_doubling_duties:
             return ""
         if self.contract in POSITIVE and any(t != d for t in targets):
             return (
@@ -681,7 +686,6 @@ class BarbuState(State):
         return f"suit {suit} runs {RANK_TEXT[lo]}..{RANK_TEXT[hi]}: {fits}"
 
 
-@register
 class BarbuGame(Game):
     name = "barbu"
     title = "Barbu"
@@ -732,14 +736,11 @@ class BarbuGame(Game):
             return 4 * len(self.contracts)
         return 4 * (p.repeats if p.mode == "repeat" else 1)
 
-    def dealer_of(self, deal_index: int, first_dealer: int) -> int:
-        """Dealer (= declarer) of a deal: rotating left every deal, or in Geronimo blocks."""
-        if self.params.geronimo_blocks:
-            return (first_dealer + deal_index // len(self.contracts)) % 4
-        return (first_dealer + deal_index) % 4
-
 
 def _above(candidates: list[str], trick: list[Card], trump: str | None) -> list[str]:
     """The trumps among ``candidates`` that rank above every trump already in ``trick``."""
     top = max((RANK_OF[c] for c in trick if SUIT_OF[c] == trump), default=0)
     return [x for x in candidates if RANK_VALUE[x[0]] > top]
+
+
+register(BarbuGame)

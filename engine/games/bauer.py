@@ -80,11 +80,10 @@ def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
 
 
 class BauerState(CardHandsState):
-    game: BauerGame
-
     def __init__(self, game: BauerGame, seed: int, decks: Any, first_dealer: int | None) -> None:
         super().__init__(game, seed, decks, first_dealer)
-        start = game.params.start_points
+        self.params: Params = game.params
+        start = self.params.start_points
         self.points = [start, start]  # per team, counting down to 0
         self.dealer = self.first_dealer
         self.last_deal: FrozenDict[str, Any] | None = None  # the previous hand, public part
@@ -222,7 +221,7 @@ class BauerState(CardHandsState):
             deal_scores=FrozenList(deal_scores),
         )
         self._public["last_deal"] = self.last_deal
-        if 0 in self.points or len(self.deals) >= self.game.params.max_deals:
+        if 0 in self.points or len(self.deals) >= self.params.max_deals:
             self.phase = self._public["phase"] = Phase.OVER
             self.player = TERMINAL
         else:
@@ -232,7 +231,7 @@ class BauerState(CardHandsState):
     # -- results and observations ------------------------------------------------------------
 
     def returns(self) -> list[float]:
-        start = self.game.params.start_points
+        start = self.params.start_points
         return [float(start - self.points[s % 2]) for s in range(4)]
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -258,7 +257,6 @@ class BauerState(CardHandsState):
         return f"must follow the suit led ({led}; the bauers count as trump)"
 
 
-@register
 class BauerGame(Game):
     name = "bauer"
     title = "Bauer"
@@ -269,3 +267,6 @@ class BauerGame(Game):
     @property
     def deck(self) -> list[Card]:
         return list(DECK)
+
+
+register(BauerGame)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import (
     BIT,
@@ -250,8 +250,6 @@ class BeloteState(CardHandsState):
     (:class:`Outcome`), ``litige_awarded`` (pot added to this deal's winner), ``litige_pot``
     (pot left waiting after this deal). Deal scores per seat include an awarded pot.
     """
-
-    game: BeloteGame
 
     def __init__(self, game: BeloteGame, seed: int, decks: Any, first_dealer: int | None) -> None:
         super().__init__(game, seed, decks, first_dealer)
@@ -576,7 +574,6 @@ class BeloteState(CardHandsState):
         return other
 
 
-@register
 class BeloteGame(Game):
     name = "belote"
     title = "Belote"
@@ -586,7 +583,7 @@ class BeloteGame(Game):
     # a board's card points say how well its deal was played: half a deal's 162 points is the
     # margin that takes about three quarters of the board (docs/ranking.md measures the choice)
     board_margin_scale = 81.0
-    example_params = [
+    example_params: ClassVar[list[dict[str, Any]]] = [
         {},
         {
             "first_lead": "eldest",
@@ -603,3 +600,6 @@ class BeloteGame(Game):
     @property
     def deck(self) -> list[Card]:
         return list(DECK)
+
+
+register(BeloteGame)
