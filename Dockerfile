@@ -19,10 +19,11 @@ RUN useradd --create-home --uid 10001 --user-group arena \
     && chown arena:arena /data/media
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY engine engine
 COPY sandbox sandbox
-RUN pip install .
+# the engine's rules compiled by mypyc: the workers' referees run them 1.3–2× faster
+RUN ARENA_COMPILE_ENGINE=1 pip install .
 # the python3 runtime's pinned scientific set (numpy), read-only, bound into every Python bot
 RUN arena runtimes install
 COPY . .

@@ -2,13 +2,15 @@
 
 ``ARENA_COMPILE_ENGINE=1 pip install .`` compiles the engine's rule modules to C extensions with
 mypyc (the way black and mypy ship): the same source, type-checked, 1.3–2× faster for self-play
-and for the workers' referees. Without the variable the engine stays plain Python. The two give
-identical games: the engine suite's golden fingerprints run against both (``.ci/run``).
+and for the workers' referees. Without the variable the engine stays plain Python (and an earlier
+editable install's extensions are removed). The two give identical games: the engine suite,
+golden fingerprints included, runs against both (``scripts/test_compiled_engine.sh``).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from setuptools import setup
 
@@ -30,8 +32,17 @@ COMPILED = [
 ]
 
 
+def remove_native_build() -> None:
+    """Delete the C extensions an earlier compiled editable install left beside the sources:
+    Python imports them before the ``.py`` files, so they would hide every later edit."""
+    root = Path(__file__).resolve().parent
+    for stale in [*root.glob("engine/**/*.so"), *root.glob("engine__mypyc.*.so")]:
+        stale.unlink()
+
+
 def engine_extensions() -> list[object]:
     if os.environ.get("ARENA_COMPILE_ENGINE") != "1":
+        remove_native_build()
         return []
     from mypyc.build import mypycify
 

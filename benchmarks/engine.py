@@ -136,7 +136,7 @@ def main() -> None:
     python = sys.version.split()[0]
     print(
         f"engine benchmark, one core, {args.seconds:g} s CPU time per run, best of {repeat}, "
-        f"Python {python}"
+        f"Python {python}, engine {'compiled by mypyc' if engine.compiled() else 'Python source'}"
     )
     euchre = openspiel_euchre(args.seconds, observe=False)
     if euchre is None:

@@ -111,8 +111,10 @@ def _request(host: str, port: int, method: str, path: str, body: bytes | None = 
 
 def _multipart(data: bytes) -> tuple[bytes, str]:
     boundary = uuid.uuid4().hex
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
-            "Content-Type: text/x-python\r\n\r\n").encode()
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
+        "Content-Type: text/x-python\r\n\r\n"
+    ).encode()
     body += data + f"\r\n--{boundary}--\r\n".encode()
     return body, f"multipart/form-data; boundary={boundary}"
 
@@ -268,9 +270,13 @@ def cpu_meters(web: int | None, workers: Sequence[int]) -> dict[str, Callable[[]
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     postmaster = int(_stat_fields(backend)[1])  # a backend's parent is the postmaster
-    meters: dict[str, Callable[[], float]] = {} if web is None else {
-        "web (gunicorn)": lambda: tree_cpu_seconds(web),
-    }
+    meters: dict[str, Callable[[], float]] = (
+        {}
+        if web is None
+        else {
+            "web (gunicorn)": lambda: tree_cpu_seconds(web),
+        }
+    )
     meters |= {
         "workers (Celery, sandboxes, bots)": lambda: sum(tree_cpu_seconds(w) for w in workers),
         "PostgreSQL": lambda: tree_cpu_seconds(postmaster),
@@ -311,11 +317,19 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--uploaders", type=int, default=5)
     parser.add_argument("--bots", type=int, default=6, help="tournament entrants")
-    parser.add_argument("--rounds", type=int, default=20,
-                        help="tournament rounds (enough for the tournament to outlast the load)")
-    parser.add_argument("--upload-every", type=float, default=60.0,
-                        help="seconds between one uploader's uploads (default: the most the "
-                             "platform's default limit, 60 an hour, allows on average)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=20,
+        help="tournament rounds (enough for the tournament to outlast the load)",
+    )
+    parser.add_argument(
+        "--upload-every",
+        type=float,
+        default=60.0,
+        help="seconds between one uploader's uploads (default: the most the "
+        "platform's default limit, 60 an hour, allows on average)",
+    )
     args = parser.parse_args()
 
     database = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_load")
@@ -370,7 +384,10 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
         counter = itertools.count()
         entrants = [
             bot_create_with_version(
-                owner=owner, name=f"entrant{n}", game="belote", filename="bot.py",
+                owner=owner,
+                name=f"entrant{n}",
+                game="belote",
+                filename="bot.py",
                 chunks=[f"{BOT_SOURCE}# {n}\n".encode()],
             ).bot
             for n in range(args.bots)

@@ -202,8 +202,14 @@ def recompute_figures(results: int) -> tuple[float, float]:
     while made < results:
         batch = min(5_000, results - made)
         matches = Match.objects.bulk_create(
-            Match(game="bauer", seed=made + i, origin=MatchOrigin.LADDER, ladder=ladder,
-                  status=MatchStatus.FINISHED, finished_at=now)  # fmt: skip
+            Match(
+                game="bauer",
+                seed=made + i,
+                origin=MatchOrigin.LADDER,
+                ladder=ladder,
+                status=MatchStatus.FINISHED,
+                finished_at=now,
+            )  # fmt: skip
             for i in range(batch)
         )
         seats = []
@@ -212,8 +218,14 @@ def recompute_figures(results: int) -> tuple[float, float]:
             places = rng.sample([1, 2, 3, 4], 4)
             for seat, (b, place) in enumerate(zip(table, places, strict=True)):
                 seats.append(
-                    MatchSeat(match=match, seat=seat, bot=bots[b], bot_version=versions[b],
-                              score=0.0, place=place)  # fmt: skip
+                    MatchSeat(
+                        match=match,
+                        seat=seat,
+                        bot=bots[b],
+                        bot_version=versions[b],
+                        score=0.0,
+                        place=place,
+                    )  # fmt: skip
                 )
         MatchSeat.objects.bulk_create(seats, batch_size=5_000)
         made += batch
@@ -257,8 +269,10 @@ def main() -> None:
                 alone_rates.append(total / runner_alone(tournament, home) * 60)
             per_min, alone_per_min = median(platform_rates), median(alone_rates)
             label = f"{game} {args.bots} bots x{rounds}"
-            print(f"{label:<22} {total:>7} {per_min:>12.1f} {alone_per_min:>10.1f} "
-                  f"{per_min / alone_per_min:>6.2f}" + (f"  ({failed} failed)" if failed else ""))
+            print(
+                f"{label:<22} {total:>7} {per_min:>12.1f} {alone_per_min:>10.1f} "
+                f"{per_min / alone_per_min:>6.2f}" + (f"  ({failed} failed)" if failed else "")
+            )
     finally:
         for worker in workers:
             worker.terminate()
@@ -275,11 +289,15 @@ def main() -> None:
         if game == "belote":
             table = table[:2]
         cold, warm, rating = queries_per_match(table)
-        print(f"queries per recorded {game} match: {warm} (first run of a package: {cold}) "
-              f"+ {rating} in the rating task (target <= 20)")
+        print(
+            f"queries per recorded {game} match: {warm} (first run of a package: {cold}) "
+            f"+ {rating} in the rating task (target <= 20)"
+        )
     first, again = recompute_figures(args.results)
-    print(f"recompute a ladder of {args.results:,} 4-bot results: {again:.2f} s (target <= 5 s); "
-          f"from nothing, writing all {4 * args.results:,} history rows: {first:.2f} s")
+    print(
+        f"recompute a ladder of {args.results:,} 4-bot results: {again:.2f} s (target <= 5 s); "
+        f"from nothing, writing all {4 * args.results:,} history rows: {first:.2f} s"
+    )
 
 
 if __name__ == "__main__":

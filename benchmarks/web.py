@@ -255,8 +255,10 @@ def main() -> None:
             total += size
             print(f"  {part:<32} {len(body) / 1024:8.1f} kB raw {size / 1024:7.1f} kB gzip")
         kb = total / 1024
-        print(f"  {'total':<32} {'':>16} {kb:7.1f} kB gzip "
-              f"({kb / TARGET_WEIGHT_KB:4.2f} of the {TARGET_WEIGHT_KB:.0f} kB target)")
+        print(
+            f"  {'total':<32} {'':>16} {kb:7.1f} kB gzip "
+            f"({kb / TARGET_WEIGHT_KB:4.2f} of the {TARGET_WEIGHT_KB:.0f} kB target)"
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Standard library only; no processes, no database. Typical use::
     result = engine.run_match("belote", {}, agents, seed=7, duplicate=True)
 """
 
+from . import game as _game_module
 from .agents import Agent, RandomAgent, agent_kinds, make_agent, register_agent
 from .boards import (
     BoardGame,
@@ -30,6 +31,7 @@ from .replay import resimulate
 from .seat_view import seat_view
 
 __all__ = [
+    "compiled",
     "CARDS",
     "TERMINAL",
     "Agent",
@@ -70,3 +72,8 @@ __all__ = [
     "seat_view",
     "run_match",
 ]
+
+
+def compiled() -> bool:
+    """Whether the rules run as C extensions built by mypyc (``setup.py``), not as source."""
+    return not str(_game_module.__file__).endswith(".py")

@@ -166,4 +166,6 @@ def board_points(places: Sequence[Sequence[int]]) -> list[float]:
     shares = pairwise_shares(places)
     if n < 2:
         return [float(boards)] * n
-    return [boards * sum(shares[a][b] for b in range(n) if b != a) / (n - 1) for a in range(n)]
+    return [
+        boards * sum((shares[a][b] for b in range(n) if b != a), 0.0) / (n - 1) for a in range(n)
+    ]
