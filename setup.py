@@ -14,8 +14,9 @@ from pathlib import Path
 
 from setuptools import setup
 
-# modules that subclass a builtin (Card is an int, FrozenList a list) or only glue the others
-# together stay Python: mypyc compiles neither kind into anything faster
+# the rules' hot path. cards.py and frozen.py stay Python: their classes subclass builtins (Card
+# an int, FrozenList a list), which mypyc leaves interpreted; so do the agents, the match runner
+# and the replay tools, which are not on the path of a decision
 COMPILED = [
     "engine/game.py",
     "engine/tricks.py",
