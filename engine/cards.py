@@ -10,16 +10,22 @@ All 52 instances are interned in :data:`CARDS`; look-up tables (:data:`RANK_OF`,
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from .frozen import FrozenList
 
-RANKS = "23456789TJQKA"
-SUITS = "shdc"
-RANK_VALUE = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "shdc"
+RANK_VALUE: Final = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
 
-_TEXTS: tuple[str, ...] = tuple(sorted(r + s for r in RANKS for s in SUITS))
+_TEXTS: Final[tuple[str, ...]] = tuple(sorted(r + s for r in RANKS for s in SUITS))
 
 
+# an int subclass: compiled, the module keeps it a regular Python class (mypyc compiles only
+# classes of its own layout), while its tables and functions become native
+@mypyc_attr(native_class=False)
 class Card(int):
     """One playing card; compare, hash and sort like its index, print as its text."""
 
@@ -55,27 +61,29 @@ class Card(int):
         return _interned, (int(self),)
 
 
-CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
+CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(52))
 
 
 def _interned(index: int) -> Card:
     return CARDS[index]
 
 
-TEXT_OF: tuple[str, ...] = _TEXTS
-RANK_OF: tuple[int, ...] = tuple(RANK_VALUE[t[0]] for t in _TEXTS)
-SUIT_OF: tuple[str, ...] = tuple(t[1] for t in _TEXTS)
-_BY_TEXT: dict[str, Card] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
+TEXT_OF: Final[tuple[str, ...]] = _TEXTS
+RANK_OF: Final[tuple[int, ...]] = tuple(RANK_VALUE[t[0]] for t in _TEXTS)
+SUIT_OF: Final[tuple[str, ...]] = tuple(t[1] for t in _TEXTS)
+_BY_TEXT: Final[dict[str, Card]] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
 #: exact card texts to cards, for hot paths that already hold a legal (validated) action
-CARD_BY_TEXT: dict[str, Card] = dict(_BY_TEXT)
+CARD_BY_TEXT: Final[dict[str, Card]] = dict(_BY_TEXT)
 
 
 #: ``BIT[c]``: card ``c`` in a bit mask of cards (a hand as one int: set operations in one step)
-BIT: tuple[int, ...] = tuple(1 << c for c in range(52))
+BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
 #: the mask of every card of a suit
-SUIT_MASK: dict[str, int] = {s: sum(BIT[c] for c in range(52) if SUIT_OF[c] == s) for s in SUITS}
+SUIT_MASK: Final[dict[str, int]] = {
+    s: sum(BIT[c] for c in range(52) if SUIT_OF[c] == s) for s in SUITS
+}
 #: card masks seen so far -> their texts in card order, frozen (see :func:`mask_texts`)
-MASK_TEXTS: dict[int, FrozenList[str]] = {}
+MASK_TEXTS: Final[dict[int, FrozenList[str]]] = {}
 
 
 def mask_texts(mask: int) -> FrozenList[str]:

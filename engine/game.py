@@ -15,14 +15,14 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .cards import BIT, TEXT_OF, Card, card, texts
 from .errors import IllegalAction, InvalidParams
 from .frozen import FrozenList
 from .params import params_dict, parse_params
 
-TERMINAL = -1
+TERMINAL: Final = -1
 
 
 @dataclass
@@ -301,7 +301,8 @@ class State(ABC):
         whose only hidden cards are the other players' hands, kept in ``self.hands``.
         """
         other = self.clone()
-        hands: list[list[Card]] = other.hands  # type: ignore[attr-defined]
+        # cards, or card texts (Barbu keeps its hands as texts): either sorts as the cards do
+        hands: list[list[Any]] = other.hands  # type: ignore[attr-defined]
         seats = [s for s in range(self.num_players) if s != seat]
         pool = [c for s in seats for c in hands[s]]
         rng.shuffle(pool)

@@ -23,13 +23,13 @@ observation for its hand, so it is exact for every game without game-specific bo
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 from .errors import InvalidReplay
 from .game import State
 from .replay import walk_replay
 
-HIDDEN = "??"
+HIDDEN: Final = "??"
 
 
 def seat_view(replay: dict[str, Any], seat: int) -> dict[str, Any]:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from .cards import CARDS, TEXT_OF, Card
 from .frozen import EMPTY, FrozenDict, FrozenList, appended
 
-TRUMP_BASE = 100
+TRUMP_BASE: Final = 100
 
 #: ``PLAYED[seat][card]``: the public entry of a card on the table, made once and shared
-PLAYED: tuple[tuple[FrozenDict[str, Any], ...], ...] = tuple(
+PLAYED: Final[tuple[tuple[FrozenDict[str, Any], ...], ...]] = tuple(
     tuple(FrozenDict(seat=seat, card=TEXT_OF[c]) for c in CARDS) for seat in range(4)
 )
 

@@ -34,7 +34,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..cards import CARD_BY_TEXT, CARDS, TEXT_OF, Card
 from ..errors import InvalidParams
@@ -56,17 +56,17 @@ __all__ = [
     "value_name",
 ]
 
-ROUNDS = 4  # betting rounds; a draw comes between two rounds
-CHECK: FrozenList[str] = FrozenList(["check"])
-BET_CHECK: FrozenList[str] = FrozenList(["bet", "check"])
-CHECK_RAISE: FrozenList[str] = FrozenList(["check", "raise"])  # the big blind's option
-CALL_FOLD: FrozenList[str] = FrozenList(["call", "fold"])
-CALL_FOLD_RAISE: FrozenList[str] = FrozenList(["call", "fold", "raise"])
-KOREAN_OPEN: FrozenList[str] = FrozenList(["bet", "check", "fold", "half"])
-KOREAN_FACING: FrozenList[str] = FrozenList(["call", "fold", "half", "raise"])
-DREW = ["drew:0", "drew:1", "drew:2", "drew:3", "drew:4"]
+ROUNDS: Final = 4  # betting rounds; a draw comes between two rounds
+CHECK: Final[FrozenList[str]] = FrozenList(["check"])
+BET_CHECK: Final[FrozenList[str]] = FrozenList(["bet", "check"])
+CHECK_RAISE: Final[FrozenList[str]] = FrozenList(["check", "raise"])  # the big blind's option
+CALL_FOLD: Final[FrozenList[str]] = FrozenList(["call", "fold"])
+CALL_FOLD_RAISE: Final[FrozenList[str]] = FrozenList(["call", "fold", "raise"])
+KOREAN_OPEN: Final[FrozenList[str]] = FrozenList(["bet", "check", "fold", "half"])
+KOREAN_FACING: Final[FrozenList[str]] = FrozenList(["call", "fold", "half", "raise"])
+DREW: Final = ["drew:0", "drew:1", "drew:2", "drew:3", "drew:4"]
 #: ``ACTED[seat][action]``: the public ``[seat, action]`` entry, made once and shared
-ACTED = tuple(
+ACTED: Final = tuple(
     {a: FrozenList([seat, a]) for a in ["bet", "call", "check", "fold", "half", "raise", *DREW]}
     for seat in range(6)
 )
@@ -82,7 +82,7 @@ class Phase(Enum):
     __hash__ = object.__hash__
 
 
-PHASE_TEXT = {phase: phase.value for phase in Phase}
+PHASE_TEXT: Final = {phase: phase.value for phase in Phase}
 
 
 @dataclass(frozen=True, kw_only=True)

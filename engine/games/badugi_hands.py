@@ -19,19 +19,20 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations, repeat
 from math import comb
+from typing import Final
 
 from ..cards import CARDS, RANK_OF, SUIT_OF, TEXT_OF
 
 #: ace-low rank 1..13 (A=1 … K=13) of each card index
-LOW_RANK: tuple[int, ...] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
-RANK_NAMES = "?A23456789TJQK"  # by ace-low rank
-KIND_NAMES = {4: "made", 3: "base", 2: "two-base", 1: "none"}
-_SUIT_BIT = {"s": 1, "h": 2, "d": 4, "c": 8}
+LOW_RANK: Final[tuple[int, ...]] = tuple(1 if RANK_OF[c] == 14 else RANK_OF[c] for c in range(52))
+RANK_NAMES: Final = "?A23456789TJQK"  # by ace-low rank
+KIND_NAMES: Final = {4: "made", 3: "base", 2: "two-base", 1: "none"}
+_SUIT_BIT: Final = {"s": 1, "h": 2, "d": 4, "c": 8}
 
 # A card "uses" its rank bit (0..12) and its suit bit (13..16); a set of cards is a badugi subset
 # exactly when no two cards use a common bit.
-_RANK_BIT: tuple[int, ...] = tuple(1 << (LOW_RANK[c] - 1) for c in range(52))
-_USES: tuple[int, ...] = tuple(_RANK_BIT[c] | _SUIT_BIT[SUIT_OF[c]] << 13 for c in range(52))
+_RANK_BIT: Final[tuple[int, ...]] = tuple(1 << (LOW_RANK[c] - 1) for c in range(52))
+_USES: Final[tuple[int, ...]] = tuple(_RANK_BIT[c] | _SUIT_BIT[SUIT_OF[c]] << 13 for c in range(52))
 
 
 def _classes() -> list[tuple[int, ...]]:
@@ -45,20 +46,22 @@ def _classes() -> list[tuple[int, ...]]:
 
 
 #: class ranks (high → low, ace = 1) of each value
-CLASSES: tuple[tuple[int, ...], ...] = tuple(_classes())
+CLASSES: Final[tuple[tuple[int, ...], ...]] = tuple(_classes())
 #: value of a badugi subset, by the bit mask of its ranks
-_VALUE_OF_RANKS: dict[int, int] = {
+_VALUE_OF_RANKS: Final[dict[int, int]] = {
     sum(1 << (r - 1) for r in ranks): value for value, ranks in enumerate(CLASSES)
 }
-MADE_MIN = len(CLASSES) - comb(13, 4)  # the weakest made hand's value
-BEST = len(CLASSES) - 1
+MADE_MIN: Final = len(CLASSES) - comb(13, 4)  # the weakest made hand's value
+BEST: Final = len(CLASSES) - 1
 
 # combinatorial number system: a sorted 4-set {a<b<c<d} has index a + C2[b] + C3[c] + C4[d]
-_C2 = tuple(comb(n, 2) for n in range(52))
-_C3 = tuple(comb(n, 3) for n in range(52))
-_C4 = tuple(comb(n, 4) for n in range(52))
+_C2: Final = tuple(comb(n, 2) for n in range(52))
+_C3: Final = tuple(comb(n, 3) for n in range(52))
+_C4: Final = tuple(comb(n, 4) for n in range(52))
 # keyed by the interned Card objects (an identity hit), which also serves plain ints 0..51
-_INDEX: dict[object, int] = {TEXT_OF[c]: c for c in range(52)} | {CARDS[c]: c for c in range(52)}
+_INDEX: Final[dict[object, int]] = {TEXT_OF[c]: c for c in range(52)} | {
+    CARDS[c]: c for c in range(52)
+}
 _TABLE: list[int] | None = None
 
 

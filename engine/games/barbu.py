@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     BIT,
@@ -53,13 +53,13 @@ from engine.games.barbu_rules import (
 from engine.registry import register
 from engine.tricks import TrickTable
 
-_KH_TEXT = TEXT_OF[KING_OF_HEARTS]
-NO_SCORES: FrozenList[int] = FrozenList([0, 0, 0, 0])
-_KH_ONLY: FrozenList[str] = FrozenList([_KH_TEXT])
-_PASS_ONLY: FrozenList[str] = FrozenList(["pass"])
+_KH_TEXT: Final = TEXT_OF[KING_OF_HEARTS]
+NO_SCORES: Final[FrozenList[int]] = FrozenList([0, 0, 0, 0])
+_KH_ONLY: Final[FrozenList[str]] = FrozenList([_KH_TEXT])
+_PASS_ONLY: Final[FrozenList[str]] = FrozenList(["pass"])
 #: a card text's bit in a hand mask (:data:`~engine.cards.BIT`)
-_TEXT_BIT = {TEXT_OF[c]: BIT[c] for c in range(52)}
-_NOT_A_CARD = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
+_TEXT_BIT: Final = {TEXT_OF[c]: BIT[c] for c in range(52)}
+_NOT_A_CARD: Final = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
 class Phase(StrEnum):

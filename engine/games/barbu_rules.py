@@ -10,22 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from itertools import combinations
+from typing import Final
 
 from engine.cards import RANK_OF, RANK_VALUE, RANKS, SUIT_OF, SUITS, card, make_deck
 from engine.tricks import power_table
 
-DECK_52 = tuple(make_deck(2))
-DECK_32 = tuple(make_deck(7))
-KING_OF_HEARTS = card("Kh")
-ACE_OF_HEARTS = card("Ah")
-QUEENS = frozenset(c for c in DECK_52 if RANK_OF[c] == 12)
-HEARTS = frozenset(c for c in DECK_52 if SUIT_OF[c] == "h")
-SUIT_POSITION = {s: i for i, s in enumerate(SUITS)}
-RANK_TEXT = {value: RANKS[value - 2] for value in range(2, 15)}  # 14 -> "A"
+DECK_52: Final = tuple(make_deck(2))
+DECK_32: Final = tuple(make_deck(7))
+KING_OF_HEARTS: Final = card("Kh")
+ACE_OF_HEARTS: Final = card("Ah")
+QUEENS: Final = frozenset(c for c in DECK_52 if RANK_OF[c] == 12)
+HEARTS: Final = frozenset(c for c in DECK_52 if SUIT_OF[c] == "h")
+SUIT_POSITION: Final = {s: i for i, s in enumerate(SUITS)}
+RANK_TEXT: Final = {value: RANKS[value - 2] for value in range(2, 15)}  # 14 -> "A"
 
-STANDARD_CONTRACTS = (
+STANDARD_CONTRACTS: Final = (
     "no_tricks",
     "no_hearts",
     "no_queens",
@@ -34,7 +34,7 @@ STANDARD_CONTRACTS = (
     "trumps",
     "domino",
 )
-SALAD_CONTRACTS = (
+SALAD_CONTRACTS: Final = (
     "no_tricks",
     "no_hearts",
     "no_queens",
@@ -42,8 +42,9 @@ SALAD_CONTRACTS = (
     "no_last_trick",
     "salad",
 )
-POSITIVE = frozenset({"trumps", "domino"})
-DOMINO_POINTS = (45, 20, 5, -5)  # by finishing order; the last player scores -5 whatever is left
+POSITIVE: Final = frozenset({"trumps", "domino"})
+# by finishing order; the last player scores -5 whatever is left
+DOMINO_POINTS: Final = (45, 20, 5, -5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +84,10 @@ def _values(**cost: int) -> tuple[int, ...]:
     return tuple(table)
 
 
-_NONE = (0,) * 52
-_KH = frozenset({KING_OF_HEARTS})
+_NONE: Final = (0,) * 52
+_KH: Final = frozenset({KING_OF_HEARTS})
 
-STANDARD_RULES = {
+STANDARD_RULES: Final = {
     "no_tricks": ContractRules("no_tricks", _NONE, per_trick=-2),
     "no_hearts": ContractRules(
         "no_hearts", _values(heart=-2, ace_of_hearts=-6), no_heart_lead=True
@@ -104,7 +105,7 @@ STANDARD_RULES = {
     "domino": ContractRules("domino", _NONE, domino=True),
 }
 
-SALAD_RULES = {
+SALAD_RULES: Final = {
     "no_tricks": ContractRules("no_tricks", _NONE, per_trick=-5),
     # [RES BAR-13] the ace of hearts costs -10 like every other heart
     "no_hearts": ContractRules(
@@ -142,10 +143,19 @@ def trick_value(rules: ContractRules, trick: Iterable[int], number: int, total: 
     return value
 
 
-@cache
+# built once: a lookup costs a fraction of a cached call
+_TRICK_POWER: Final = {
+    trump: {
+        led: power_table(trump, led, SUIT_OF, RANK_OF.__getitem__, RANK_OF.__getitem__)
+        for led in SUITS
+    }
+    for trump in (*SUITS, None)
+}
+
+
 def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
     """Card strengths in a trick: aces high, trumps (Trumps contract only) above the suit led."""
-    return power_table(trump, led, SUIT_OF, RANK_OF.__getitem__, RANK_OF.__getitem__)
+    return _TRICK_POWER[trump][led]
 
 
 def contract_actions(names: Iterable[str], low_rank: int) -> list[str]:

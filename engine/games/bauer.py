@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from ..cards import (
     BIT,
@@ -28,13 +27,13 @@ from ..game import TERMINAL, CardHandsState, Game
 from ..registry import register
 from ..tricks import TrickTable, power_table
 
-SAME_COLOUR = {"h": "d", "d": "h", "s": "c", "c": "s"}
-TRUMP_ACTIONS = ("trump:c", "trump:d", "trump:h", "trump:s")
-CALL_ACTIONS: FrozenList[str] = FrozenList(["pass", *TRUMP_ACTIONS])
+SAME_COLOUR: Final = {"h": "d", "d": "h", "s": "c", "c": "s"}
+TRUMP_ACTIONS: Final = ("trump:c", "trump:d", "trump:h", "trump:s")
+CALL_ACTIONS: Final[FrozenList[str]] = FrozenList(["pass", *TRUMP_ACTIONS])
 #: ``CALLED[seat][action]``: the public entry of a call, made once and shared
-CALLED = tuple({a: FrozenDict(seat=seat, call=a) for a in CALL_ACTIONS} for seat in range(4))
-DECK = make_deck(lowest_rank=7)
-JACK = 11
+CALLED: Final = tuple({a: FrozenDict(seat=seat, call=a) for a in CALL_ACTIONS} for seat in range(4))
+DECK: Final = make_deck(lowest_rank=7)
+JACK: Final = 11
 
 
 class Phase(StrEnum):
@@ -53,30 +52,44 @@ class Params:
     max_deals: int = field(default=500, metadata={"range": (1, 10_000)})
 
 
-@cache
-def effective_suits(trump: str | None) -> tuple[str, ...]:
-    """Suit each card counts as: the left bauer (J of the same colour) belongs to trump."""
+def _effective_suits(trump: str | None) -> tuple[str, ...]:
     suits = list(SUIT_OF)
     if trump is not None:
         suits[card("J" + SAME_COLOUR[trump])] = trump
     return tuple(suits)
 
 
-@cache
-def suit_masks(trump: str | None) -> dict[str, int]:
-    """The cards of each effective suit (:func:`effective_suits`) as a bit mask."""
-    eff = effective_suits(trump)
-    return {s: sum(BIT[c] for c in DECK if eff[c] == s) for s in SAME_COLOUR}
-
-
-@cache
-def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
+def _trick_power(trump: str | None, led: str) -> tuple[int, ...]:
     def trump_strength(c: int) -> int:
         if RANK_OF[c] == JACK:
             return 20 if SUIT_OF[c] == trump else 19  # right bauer, left bauer
         return RANK_OF[c]
 
-    return power_table(trump, led, effective_suits(trump), lambda c: RANK_OF[c], trump_strength)
+    return power_table(trump, led, _effective_suits(trump), lambda c: RANK_OF[c], trump_strength)
+
+
+# The per-trump tables (None: no trump), built once: a lookup costs a fraction of a cached call.
+_TRUMPS: Final = (*SAME_COLOUR, None)
+_EFFECTIVE_SUITS: Final = {t: _effective_suits(t) for t in _TRUMPS}
+_SUIT_MASKS: Final = {
+    t: {s: sum(BIT[c] for c in DECK if _EFFECTIVE_SUITS[t][c] == s) for s in SAME_COLOUR}
+    for t in _TRUMPS
+}
+_TRICK_POWER: Final = {t: {led: _trick_power(t, led) for led in SAME_COLOUR} for t in _TRUMPS}
+
+
+def effective_suits(trump: str | None) -> tuple[str, ...]:
+    """Suit each card counts as: the left bauer (J of the same colour) belongs to trump."""
+    return _EFFECTIVE_SUITS[trump]
+
+
+def suit_masks(trump: str | None) -> dict[str, int]:
+    """The cards of each effective suit (:func:`effective_suits`) as a bit mask."""
+    return _SUIT_MASKS[trump]
+
+
+def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
+    return _TRICK_POWER[trump][led]
 
 
 class BauerState(CardHandsState):

@@ -15,8 +15,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     BIT,
@@ -35,28 +34,30 @@ from engine.game import TERMINAL, CardHandsState, Game
 from engine.registry import register
 from engine.tricks import TRUMP_BASE, TrickTable, best_index, power_table
 
-DECK = make_deck(lowest_rank=7)
-SUITS = "cdhs"  # in the order of their action texts
-LAST_TRICK_BONUS = 10  # "dix de der"
-BELOTE_BONUS = 20
-CAPOT_BONUS = 90
-DEAL_POINTS = 162  # card points 152 + last trick 10
-TRICKS_PER_DEAL = 8
+DECK: Final = make_deck(lowest_rank=7)
+SUITS: Final = "cdhs"  # in the order of their action texts
+LAST_TRICK_BONUS: Final = 10  # "dix de der"
+BELOTE_BONUS: Final = 20
+CAPOT_BONUS: Final = 90
+DEAL_POINTS: Final = 162  # card points 152 + last trick 10
+TRICKS_PER_DEAL: Final = 8
 
 # Rank characters from lowest to highest, with card points (docs/rules/belote.md, "Card order").
-TRUMP_ORDER = "78QKTA9J"
-PLAIN_ORDER = "789JQKTA"
-TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
-PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
+TRUMP_ORDER: Final = "78QKTA9J"
+PLAIN_ORDER: Final = "789JQKTA"
+TRUMP_POINTS: Final = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
+PLAIN_POINTS: Final = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}
 
 # Seat (as an offset from the dealer) of deck indices 0-19: packets of 3 then 2 from the left.
-FIRST_DEAL_OFFSETS = (1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0, 1, 1, 2, 2, 3, 3, 0, 0)
-UPCARD_INDEX = 20
+FIRST_DEAL_OFFSETS: Final = (1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0, 1, 1, 2, 2, 3, 3, 0, 0)
+UPCARD_INDEX: Final = 20
 
-BID_ROUND1: FrozenList[str] = FrozenList(["pass", "take"])
-BID_ROUND2 = {s: FrozenList(["pass"] + [f"trump:{t}" for t in SUITS if t != s]) for s in SUITS}
+BID_ROUND1: Final[FrozenList[str]] = FrozenList(["pass", "take"])
+BID_ROUND2: Final = {
+    s: FrozenList(["pass"] + [f"trump:{t}" for t in SUITS if t != s]) for s in SUITS
+}
 #: ``BID[seat][action]``: the public entry of a bid, made once and shared
-BID = tuple(
+BID: Final = tuple(
     {a: FrozenDict(seat=seat, bid=a) for a in ["take", *BID_ROUND2["c"], "trump:c"]}
     for seat in range(4)
 )
@@ -105,30 +106,39 @@ class Params:
     max_deals: int = field(default=200, metadata={"range": (1, 10_000)})
 
 
-@cache
 def rank_strengths(trump: bool) -> tuple[int, ...]:
     """Strength 1..8 of every card as a trump (``trump=True``) or as a plain card."""
     order = TRUMP_ORDER if trump else PLAIN_ORDER
     return tuple(order.index(t[0]) + 1 if t[0] in order else 0 for t in TEXT_OF)
 
 
-@cache
-def trick_power(trump: str, led: str) -> tuple[int, ...]:
-    """Power of each card in a trick led with ``led`` (trumps 101..108, suit led 1..8)."""
+def _power_table(trump: str, led: str) -> tuple[int, ...]:
     plain, trumps = rank_strengths(False), rank_strengths(True)
     return power_table(trump, led, SUIT_OF, plain.__getitem__, trumps.__getitem__)
 
 
-@cache
+# The per-trump tables, built once: a lookup costs a fraction of a cached call.
+_TRICK_POWER: Final = {t: {led: _power_table(t, led) for led in SUITS} for t in SUITS}
+_CARD_POINTS: Final = {
+    trump: tuple((TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF)
+    for trump in SUITS
+}
+_BELOTE_PAIR: Final = {trump: (card("K" + trump), card("Q" + trump)) for trump in SUITS}
+
+
+def trick_power(trump: str, led: str) -> tuple[int, ...]:
+    """Power of each card in a trick led with ``led`` (trumps 101..108, suit led 1..8)."""
+    return _TRICK_POWER[trump][led]
+
+
 def card_points(trump: str) -> tuple[int, ...]:
     """Card points of every card when ``trump`` is trump (docs/rules/belote.md, "Card order")."""
-    return tuple((TRUMP_POINTS if t[1] == trump else PLAIN_POINTS).get(t[0], 0) for t in TEXT_OF)
+    return _CARD_POINTS[trump]
 
 
-@cache
 def belote_pair(trump: str) -> tuple[Card, Card]:
     """The king and queen of trumps."""
-    return card("K" + trump), card("Q" + trump)
+    return _BELOTE_PAIR[trump]
 
 
 def score_deal(
@@ -176,14 +186,20 @@ def score_deal(
     return scores, Outcome.FAILURE
 
 
-@cache
-def above_masks(trump: str, led: str) -> tuple[int, ...]:
-    """``above_masks(trump, led)[top]``: the cards whose :func:`trick_power` beats ``top``."""
+def _above_masks(trump: str, led: str) -> tuple[int, ...]:
     power = trick_power(trump, led)
     return tuple(
         sum(BIT[c] for c in DECK if power[c] > top)
         for top in range(TRUMP_BASE + len(TRUMP_ORDER) + 1)
     )
+
+
+_ABOVE_MASKS: Final = {t: {led: _above_masks(t, led) for led in SUITS} for t in SUITS}
+
+
+def above_masks(trump: str, led: str) -> tuple[int, ...]:
+    """``above_masks(trump, led)[top]``: the cards whose :func:`trick_power` beats ``top``."""
+    return _ABOVE_MASKS[trump][led]
 
 
 def legal_mask(hand: int, trick: Sequence[Card], trump: str, params: Params) -> int:
