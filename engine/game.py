@@ -371,8 +371,8 @@ class CardHandsState(State):
         observation and legal list ask for it anyway, and the lazy path costs two calls more."""
         hand = self.hands[seat]
         index = hand.index(c)
-        del hand[index]
+        hand.pop(index)  # pop, not del: compiled, pop is a list operation and del a generic one
         texts = self._texts[seat]
-        del texts[index]
+        texts.pop(index)
         self.masks[seat] ^= BIT[c]
         self._hand_texts[seat] = FrozenList(texts)

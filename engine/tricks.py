@@ -74,14 +74,15 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
     return best
 
 
-@cache
-def _won_lists(num_players: int) -> dict[int, FrozenList[int]]:
-    """Tricks won per seat, frozen, by their code (4 bits per seat): filled as they occur."""
-    return {}
+#: per number of players, the tricks won per seat, frozen, by their code (4 bits per seat):
+#: filled as they occur
+_WON_LISTS: Final[dict[int, dict[int, FrozenList[int]]]] = {}
 
 
 def _won_list(num_players: int, code: int) -> FrozenList[int]:
-    lists = _won_lists(num_players)
+    lists = _WON_LISTS.get(num_players)
+    if lists is None:
+        lists = _WON_LISTS[num_players] = {}
     won = lists.get(code)
     if won is None:
         won = lists[code] = FrozenList([code >> 4 * s & 15 for s in range(num_players)])
