@@ -21,6 +21,7 @@ from setuptools import setup
 # The agents, the match runner and the replay tools stay Python: not on a decision's path.
 COMPILED = [
     "engine/cards.py",
+    "engine/frozen_ops.py",
     "engine/game.py",
     "engine/tricks.py",
     "engine/params.py",

@@ -71,8 +71,3 @@ class FrozenDict(dict[K, V]):
 
 #: the shared empty list (``legal`` of a seat not to act, an empty trick, no bids yet)
 EMPTY: FrozenList[Any] = FrozenList()
-
-
-def appended(items: FrozenList[T], item: T) -> FrozenList[T]:
-    """A new frozen list: ``items`` followed by ``item`` (``items`` itself is unchanged)."""
-    return FrozenList((*items, item))

@@ -13,7 +13,8 @@ from functools import cache
 from typing import Any, Final
 
 from .cards import CARDS, TEXT_OF, Card
-from .frozen import EMPTY, FrozenDict, FrozenList, appended
+from .frozen import EMPTY, FrozenDict, FrozenList
+from .frozen_ops import appended
 
 TRUMP_BASE: Final = 100
 
@@ -140,7 +141,8 @@ class TrickTable:
         n = self.num_players
         leader = self.leader
         winner = (leader + best_index(self.cards, power)) % n
-        trick = FrozenDict(leader=leader, cards=FrozenList(self._texts), winner=winner)
+        # from a dict display: compiled, it is built in C; keywords would go through dict()
+        trick = FrozenDict({"leader": leader, "cards": FrozenList(self._texts), "winner": winner})
         self.completed = appended(self.completed, trick)
         self._won_code = code = self._won_code + (1 << 4 * winner)
         self.won = _won_list(n, code)

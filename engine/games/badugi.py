@@ -38,7 +38,8 @@ from typing import Any, ClassVar, Final
 
 from ..cards import CARD_BY_TEXT, CARDS, TEXT_OF, Card
 from ..errors import InvalidParams
-from ..frozen import EMPTY, FrozenDict, FrozenList, appended
+from ..frozen import EMPTY, FrozenDict, FrozenList
+from ..frozen_ops import appended
 from ..game import TERMINAL, Game, State
 from ..registry import register
 from .badugi_hands import best_subset, hand_kind, hand_name, hand_value, value_name

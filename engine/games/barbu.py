@@ -28,7 +28,8 @@ from engine.cards import (
     mask_texts,
 )
 from engine.errors import InvalidParams
-from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
+from engine.frozen import EMPTY, FrozenDict, FrozenList
+from engine.frozen_ops import appended
 from engine.game import TERMINAL, Game, State
 from engine.games.barbu_rules import (
     DECK_32,

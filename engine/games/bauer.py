@@ -22,7 +22,8 @@ from ..cards import (
     make_deck,
     mask_texts,
 )
-from ..frozen import EMPTY, FrozenDict, FrozenList, appended
+from ..frozen import EMPTY, FrozenDict, FrozenList
+from ..frozen_ops import appended
 from ..game import TERMINAL, CardHandsState, Game
 from ..registry import register
 from ..tricks import TrickTable, power_table

@@ -29,7 +29,8 @@ from engine.cards import (
     make_deck,
     mask_texts,
 )
-from engine.frozen import EMPTY, FrozenDict, FrozenList, appended
+from engine.frozen import EMPTY, FrozenDict, FrozenList
+from engine.frozen_ops import appended
 from engine.game import TERMINAL, CardHandsState, Game
 from engine.registry import register
 from engine.tricks import TRUMP_BASE, TrickTable, best_index, power_table
