@@ -82,6 +82,16 @@ BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(52))
 SUIT_MASK: Final[dict[str, int]] = {
     s: sum(BIT[c] for c in range(52) if SUIT_OF[c] == s) for s in SUITS
 }
+
+
+def mask_of(hand: Iterable[int]) -> int:
+    """``hand`` (cards) as a bit mask of :data:`BIT`."""
+    mask = 0
+    for c in hand:
+        mask |= BIT[c]
+    return mask
+
+
 #: card masks seen so far -> their texts in card order, frozen (see :func:`mask_texts`)
 MASK_TEXTS: Final[dict[int, FrozenList[str]]] = {}
 

@@ -15,6 +15,6 @@ T = TypeVar("T")
 
 def appended(items: FrozenList[T], item: T) -> FrozenList[T]:
     """A new frozen list: ``items`` followed by ``item`` (``items`` itself is unchanged)."""
-    copy = list(items)
-    copy.append(item)
-    return FrozenList(copy)
+    result = FrozenList(items)
+    list.append(result, item)  # still private here: list's own append, past the refusal
+    return result

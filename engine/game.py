@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from .cards import BIT, TEXT_OF, Card, card, texts
+from .cards import BIT, TEXT_OF, Card, card, mask_of, texts
 from .errors import IllegalAction, InvalidParams
 from .frozen import FrozenList
 from .params import params_dict, parse_params
@@ -353,7 +353,7 @@ class CardHandsState(State):
     def _forget_caches(self) -> None:
         super()._forget_caches()
         self._texts = [[TEXT_OF[c] for c in hand] for hand in self.hands]
-        self.masks = [sum(map(BIT.__getitem__, hand)) for hand in self.hands]
+        self.masks = [mask_of(hand) for hand in self.hands]
 
     def _hand_strings(self, seat: int) -> list[str]:
         return self._texts[seat]
@@ -363,7 +363,7 @@ class CardHandsState(State):
         self.hands = hands
         State._forget_caches(self)
         texts = self._texts = [[TEXT_OF[c] for c in hand] for hand in hands]
-        self.masks = [sum(map(BIT.__getitem__, hand)) for hand in hands]
+        self.masks = [mask_of(hand) for hand in hands]
         return [text[:] for text in texts]
 
     def _drop_card(self, seat: int, c: Card) -> None:

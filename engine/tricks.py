@@ -80,14 +80,11 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
 _WON_LISTS: Final[dict[int, dict[int, FrozenList[int]]]] = {}
 
 
-def _won_list(num_players: int, code: int) -> FrozenList[int]:
+def _won_lists(num_players: int) -> dict[int, FrozenList[int]]:
     lists = _WON_LISTS.get(num_players)
     if lists is None:
         lists = _WON_LISTS[num_players] = {}
-    won = lists.get(code)
-    if won is None:
-        won = lists[code] = FrozenList([code >> 4 * s & 15 for s in range(num_players)])
-    return won
+    return lists
 
 
 class TrickTable:
@@ -103,7 +100,7 @@ class TrickTable:
 
     __slots__ = (
         "num_players", "leader", "cards", "_texts", "_entries", "_current", "completed", "won",
-        "_won_code", "_sizes",
+        "_won_code", "_won_lists", "_sizes",
     )  # fmt: skip
 
     def __init__(self, num_players: int, leader: int, hand_size: int) -> None:
@@ -115,7 +112,8 @@ class TrickTable:
         self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
         self.completed: FrozenList[FrozenDict[str, Any]] = EMPTY
         self._won_code = 0  # tricks won by seat s in bits 4s..4s+3 (13 tricks at most)
-        self.won: FrozenList[int] = _won_list(num_players, 0)
+        self._won_lists = _won_lists(num_players)
+        self.won: FrozenList[int] = self._won_list(0)
         self._sizes = hand_sizes_table(num_players, hand_size)
 
     @property
@@ -145,13 +143,20 @@ class TrickTable:
         trick = FrozenDict({"leader": leader, "cards": FrozenList(self._texts), "winner": winner})
         self.completed = appended(self.completed, trick)
         self._won_code = code = self._won_code + (1 << 4 * winner)
-        self.won = _won_list(n, code)
+        self.won = self._won_list(code)
         self.leader = winner
         self.cards = []
         self._texts = []
         self._entries = []
         self._current = EMPTY
         return winner
+
+    def _won_list(self, code: int) -> FrozenList[int]:
+        won = self._won_lists.get(code)
+        if won is None:
+            n = self.num_players
+            won = self._won_lists[code] = FrozenList([code >> 4 * s & 15 for s in range(n)])
+        return won
 
     def current(self) -> FrozenList[FrozenDict[str, Any]]:
         """The trick on the table, public form (frozen: shared until the next card)."""

@@ -25,6 +25,7 @@ from engine.cards import (
     SUITS,
     TEXT_OF,
     Card,
+    mask_of,
     mask_texts,
 )
 from engine.errors import InvalidParams
@@ -552,7 +553,7 @@ class BarbuState(State):
 
     def _forget_caches(self) -> None:
         super()._forget_caches()
-        self.masks = [sum(map(_TEXT_BIT.__getitem__, hand)) for hand in self.hands]
+        self.masks = [mask_of([CARD_BY_TEXT[t] for t in hand]) for hand in self.hands]
 
     # -- why an action is illegal (error path only) ----------------------------------------------
 

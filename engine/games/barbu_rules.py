@@ -174,13 +174,12 @@ def contract_actions(names: Iterable[str], low_rank: int) -> list[str]:
 # -- domino ---------------------------------------------------------------------------------------
 
 
-def domino_playable(
-    hand: Iterable[str], rank: int, lo: Sequence[int], hi: Sequence[int]
-) -> list[str]:
+def domino_playable(hand: list[str], rank: int, lo: list[int], hi: list[int]) -> list[str]:
     """Cards of ``hand`` that fit the layout (``lo[s] == 0``: suit ``s`` not opened yet).
 
     A suit opens only with the declared ``rank``; an open suit's run ``lo..hi`` grows by one
-    step at either end; aces are high and nothing wraps (BAR-21).
+    step at either end; aces are high and nothing wraps (BAR-21). (Lists, not sequences: the
+    compiled engine loops over and indexes a list directly.)
     """
     out = []
     for x in hand:

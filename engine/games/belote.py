@@ -27,6 +27,7 @@ from engine.cards import (
     Card,
     card,
     make_deck,
+    mask_of,
     mask_texts,
 )
 from engine.frozen import EMPTY, FrozenDict, FrozenList
@@ -239,7 +240,7 @@ def legal_cards(
     hand: Sequence[Card], trick: Sequence[Card], trump: str, params: Params
 ) -> list[str]:
     """Cards of ``hand`` that may be played to ``trick``, as sorted texts (:func:`legal_mask`)."""
-    legal = legal_mask(sum(BIT[c] for c in hand), trick, trump, params)
+    legal = legal_mask(mask_of(hand), trick, trump, params)
     return [TEXT_OF[c] for c in hand if BIT[c] & legal]
 
 
