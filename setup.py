@@ -14,11 +14,12 @@ from pathlib import Path
 
 from setuptools import setup
 
-# the rules' hot path. In cards.py, Card (an int subclass) stays a Python class inside the
-# compiled module (mypyc_attr(native_class=False)) while its tables become static. frozen.py
-# stays Python: compiled with it, FrozenList and FrozenDict became classes whose every len(),
-# index and loop compiled code calls as a method (measured 5 % slower than leaving them out).
-# The agents, the match runner and the replay tools stay Python: not on a decision's path.
+# the rules' hot path. card.py and frozen.py stay Python: mypyc compiles only classes of its
+# own layout, not Card (an int subclass) nor FrozenList and FrozenDict (list and dict ones), and
+# kept Python they are the int, list and dict they subclass to compiled code (compiled as Python
+# classes inside a compiled module, every len(), index and loop of them became a method call:
+# measured 5 % slower). The agents, the match runner and the replay tools stay Python: they are
+# not on a decision's path.
 COMPILED = [
     "engine/cards.py",
     "engine/frozen_ops.py",

@@ -1,10 +1,10 @@
 """Playing cards as immutable values with one text form.
 
 A card is written rank + suit: ranks ``2-9 T J Q K A``, suits ``s h d c`` (``"As"``, ``"Td"``).
-:class:`Card` is an ``int`` subclass whose value is the position of its text in sorted order, so
-sorting cards sorts their texts: a hand kept sorted yields legal actions already sorted.
-All 52 instances are interned in :data:`CARDS`; look-up tables (:data:`RANK_OF`, :data:`SUIT_OF`,
-:data:`TEXT_OF`) serve the hot paths of the games.
+:class:`Card` (:mod:`engine.card`) is an ``int`` subclass whose value is the position of its text
+in sorted order, so sorting cards sorts their texts: a hand kept sorted yields legal actions
+already sorted. All 52 instances are interned in :data:`CARDS`; this module's look-up tables
+(:data:`RANK_OF`, :data:`SUIT_OF`, :data:`TEXT_OF`, masks) serve the hot paths of the games.
 """
 
 from __future__ import annotations
@@ -12,66 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from mypy_extensions import mypyc_attr
-
+from .card import CARD_TEXTS
+from .card import CARDS as CARDS  # re-exported: the card and its constants live in card.py
+from .card import RANK_VALUE as RANK_VALUE
+from .card import RANKS as RANKS
+from .card import SUITS as SUITS
+from .card import Card as Card
 from .frozen import FrozenList
 
-RANKS: Final = "23456789TJQKA"
-SUITS: Final = "shdc"
-RANK_VALUE: Final = {r: i + 2 for i, r in enumerate(RANKS)}  # "2" -> 2 ... "A" -> 14
-
-_TEXTS: Final[tuple[str, ...]] = tuple(sorted(r + s for r in RANKS for s in SUITS))
-
-
-# an int subclass: compiled, the module keeps it a regular Python class (mypyc compiles only
-# classes of its own layout), while its tables and functions become native
-@mypyc_attr(native_class=False)
-class Card(int):
-    """One playing card; compare, hash and sort like its index, print as its text."""
-
-    __slots__ = ()
-
-    @property
-    def rank(self) -> int:
-        """Rank value 2..14 (ace high; games with ace low convert it)."""
-        return RANK_OF[self]
-
-    @property
-    def suit(self) -> str:
-        return SUIT_OF[self]
-
-    @property
-    def text(self) -> str:
-        return _TEXTS[self]
-
-    def __str__(self) -> str:
-        return _TEXTS[self]
-
-    def __repr__(self) -> str:
-        return f"Card({_TEXTS[self]!r})"
-
-    # Cards are interned values: copies are the card itself, pickles restore the interned one.
-    def __copy__(self) -> Card:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Card:
-        return self
-
-    def __reduce__(self) -> tuple[object, tuple[int]]:
-        return _interned, (int(self),)
-
-
-CARDS: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(52))
-
-
-def _interned(index: int) -> Card:
-    return CARDS[index]
-
-
-TEXT_OF: Final[tuple[str, ...]] = _TEXTS
-RANK_OF: Final[tuple[int, ...]] = tuple(RANK_VALUE[t[0]] for t in _TEXTS)
-SUIT_OF: Final[tuple[str, ...]] = tuple(t[1] for t in _TEXTS)
-_BY_TEXT: Final[dict[str, Card]] = {t: CARDS[i] for i, t in enumerate(_TEXTS)}
+TEXT_OF: Final[tuple[str, ...]] = CARD_TEXTS
+RANK_OF: Final[tuple[int, ...]] = tuple(RANK_VALUE[t[0]] for t in TEXT_OF)
+SUIT_OF: Final[tuple[str, ...]] = tuple(t[1] for t in TEXT_OF)
+_BY_TEXT: Final[dict[str, Card]] = {t: CARDS[i] for i, t in enumerate(TEXT_OF)}
 #: exact card texts to cards, for hot paths that already hold a legal (validated) action
 CARD_BY_TEXT: Final[dict[str, Card]] = dict(_BY_TEXT)
 
@@ -104,7 +56,7 @@ def mask_texts(mask: int) -> FrozenList[str]:
     """
     found = MASK_TEXTS.get(mask)
     if found is None:
-        found = MASK_TEXTS[mask] = FrozenList([t for c, t in enumerate(_TEXTS) if mask >> c & 1])
+        found = MASK_TEXTS[mask] = FrozenList([t for c, t in enumerate(TEXT_OF) if mask >> c & 1])
     return found
 
 
@@ -134,4 +86,4 @@ def make_deck(lowest_rank: int = 2) -> list[Card]:
 
 def texts(hand: Iterable[int]) -> list[str]:
     """Card texts of ``hand`` in the given order."""
-    return [_TEXTS[c] for c in hand]
+    return [TEXT_OF[c] for c in hand]
