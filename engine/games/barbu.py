@@ -61,6 +61,16 @@ _KH_ONLY: Final[FrozenList[str]] = FrozenList([_KH_TEXT])
 _PASS_ONLY: Final[FrozenList[str]] = FrozenList(["pass"])
 #: a card text's bit in a hand mask (:data:`~engine.cards.BIT`)
 _TEXT_BIT: Final = {TEXT_OF[c]: BIT[c] for c in range(52)}
+#: ``_DOMINO_MOVE[seat][action]``: the public entry of a Domino move, made once and shared
+_DOMINO_MOVE: Final = tuple(
+    {a: FrozenDict(seat=seat, action=a) for a in [*TEXT_OF, "pass"]} for seat in range(4)
+)
+#: ``_RUN[lo][hi]``: a suit's run in the Domino layout as shown, made once and shared (ranks
+#: 2..14 index it; the rows and columns 0 and 1 are never read)
+_RUN: Final = tuple(
+    tuple(FrozenList([RANK_TEXT.get(lo, ""), RANK_TEXT.get(hi, "")]) for hi in range(15))
+    for lo in range(15)
+)
 _NOT_A_CARD: Final = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
@@ -402,9 +412,7 @@ class BarbuState(State):
     def _apply_domino(self, action: str) -> None:
         seat = self._to_act
         public = self.public
-        public["domino_moves"] = appended(
-            public["domino_moves"], FrozenDict(seat=seat, action=action)
-        )
+        public["domino_moves"] = appended(public["domino_moves"], _DOMINO_MOVE[seat][action])
         if action == "pass":
             self.passes += 1
             assert self.passes < 4, "domino deadlock: impossible with the whole pack dealt"
@@ -422,7 +430,7 @@ class BarbuState(State):
             else:
                 self.hi[s] = r
             layout = dict(public["layout"])
-            layout[action[1]] = FrozenList([RANK_TEXT[self.lo[s]], RANK_TEXT[self.hi[s]]])
+            layout[action[1]] = _RUN[self.lo[s]][self.hi[s]]
             public["layout"] = FrozenDict(layout)
             if not hand:
                 self.finished.append(seat)
