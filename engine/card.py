@@ -1,8 +1,9 @@
 """The card itself: :class:`Card`, an ``int`` subclass, and its 52 interned instances.
 
-Kept apart from :mod:`engine.cards` (its tables and functions) because the compiled engine
-(``setup.py``) compiles ``cards.py`` and mypyc compiles only classes of its own layout: this
-module stays Python, and compiled code treats a card as the int it is.
+Kept apart from :mod:`engine.cards` (its tables and functions), which the compiled engine
+(``setup.py``) compiles: mypyc compiles only classes of its own layout, not an ``int``
+subclass, so this module stays Python. :mod:`engine.cards` re-exports the card and its
+constants (``CARD_TEXTS`` as ``TEXT_OF``).
 """
 
 from __future__ import annotations

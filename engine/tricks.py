@@ -80,13 +80,6 @@ def best_index(cards: Sequence[int], power: Sequence[int]) -> int:
 _WON_LISTS: Final[dict[int, dict[int, FrozenList[int]]]] = {}
 
 
-def _won_lists(num_players: int) -> dict[int, FrozenList[int]]:
-    lists = _WON_LISTS.get(num_players)
-    if lists is None:
-        lists = _WON_LISTS[num_players] = {}
-    return lists
-
-
 class TrickTable:
     """The trick on the table and the finished tricks of the current deal.
 
@@ -112,7 +105,7 @@ class TrickTable:
         self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
         self.completed: FrozenList[FrozenDict[str, Any]] = EMPTY
         self._won_code = 0  # tricks won by seat s in bits 4s..4s+3 (13 tricks at most)
-        self._won_lists = _won_lists(num_players)
+        self._won_lists = _WON_LISTS.setdefault(num_players, {})
         self.won: FrozenList[int] = self._won_list(0)
         self._sizes = hand_sizes_table(num_players, hand_size)
 
