@@ -62,12 +62,12 @@ def children(pid: int) -> list[int]:
     found: list[int] = []
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except FileNotFoundError:  # the process ended meanwhile (a bot between two decisions)
-        return found
+    except (FileNotFoundError, ProcessLookupError):  # the process ended meanwhile (ENOENT once
+        return found  # reaped, ESRCH while it exits: a bot between two games)
     for task in tasks:
         try:
             found += [int(c) for c in (task / "children").read_text().split()]
-        except FileNotFoundError:  # the thread or the process ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # the thread or process ended meanwhile
             continue
     return found
 
