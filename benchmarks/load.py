@@ -270,13 +270,9 @@ def cpu_meters(web: int | None, workers: Sequence[int]) -> dict[str, Callable[[]
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     postmaster = int(_stat_fields(backend)[1])  # a backend's parent is the postmaster
-    meters: dict[str, Callable[[], float]] = (
-        {}
-        if web is None
-        else {
-            "web (gunicorn)": lambda: tree_cpu_seconds(web),
-        }
-    )
+    meters: dict[str, Callable[[], float]] = {}
+    if web is not None:
+        meters["web (gunicorn)"] = lambda: tree_cpu_seconds(web)
     meters |= {
         "workers (Celery, sandboxes, bots)": lambda: sum(tree_cpu_seconds(w) for w in workers),
         "PostgreSQL": lambda: tree_cpu_seconds(postmaster),

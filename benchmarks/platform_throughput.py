@@ -209,7 +209,7 @@ def recompute_figures(results: int) -> tuple[float, float]:
                 ladder=ladder,
                 status=MatchStatus.FINISHED,
                 finished_at=now,
-            )  # fmt: skip
+            )
             for i in range(batch)
         )
         seats = []
@@ -225,7 +225,7 @@ def recompute_figures(results: int) -> tuple[float, float]:
                         bot_version=versions[b],
                         score=0.0,
                         place=place,
-                    )  # fmt: skip
+                    )
                 )
         MatchSeat.objects.bulk_create(seats, batch_size=5_000)
         made += batch

@@ -90,6 +90,8 @@ def suit_masks(trump: str | None) -> dict[str, int]:
 
 
 def trick_power(trump: str | None, led: str) -> tuple[int, ...]:
+    """Power of each card in a trick whose effective suit led is ``led``: trumps (the bauers
+    highest) above the suit led."""
     return _TRICK_POWER[trump][led]
 
 

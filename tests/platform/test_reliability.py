@@ -60,10 +60,12 @@ def wait_until(condition: Callable[[], bool], workers: list[Worker], what: str,
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (the sandboxed bots of the match it is playing)."""
     found: list[int] = []
+    # a process can end while it is read (a bot between two games): ENOENT once it is reaped,
+    # ESRCH (ProcessLookupError) while it exits
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except (FileNotFoundError, ProcessLookupError):  # the process ended meanwhile (ENOENT once
-        return found  # reaped, ESRCH while it exits: a bot between two games)
+    except (FileNotFoundError, ProcessLookupError):
+        return found
     for task in tasks:
         try:
             found += [int(c) for c in (task / "children").read_text().split()]
