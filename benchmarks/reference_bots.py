@@ -1,6 +1,6 @@
 """Reference bots of known strength order for the ranking benchmark (in-process engine agents).
 
-Two families per game, each ordered strongest first by construction:
+Two families per game and a third for Badugi, each ordered strongest first by construction:
 
 - **Mixtures** ``mix(p)``: at each decision, with probability ``p`` the engine's heuristic move,
   otherwise a uniformly random legal move (its own seeded generator). Their own random moves
@@ -12,6 +12,14 @@ Two families per game, each ordered strongest first by construction:
   heuristic move so do ``det(0.75)`` and ``det(1.0)``, so each variant is the one above it with
   more of its decisions switched off; ``det(0)`` plays a hash-chosen legal move everywhere. Two
   copies of one variant play identically, so a duplicate set between them always ends level.
+- **Passive variants** ``passive(p)``: deterministic too, by the same hash, but only the betting
+  is switched off: where the coin says so, a decision that offers a passive move (check, else
+  call, else pass) takes it instead of the heuristic's bet, raise or fold; every other decision
+  (Badugi's draws) is the heuristic's. ``passive(0)`` never bets, raises or folds. In Badugi
+  (RULES §2.5: every replacement card comes from one ordered stub) two bots that draw alike
+  receive the same cards in both rotations of a duplicate set, so these variants differ in
+  skill where duplicate play can show it; variants that also draw differently (``det``) receive
+  different cards from the first differing draw on.
 """
 
 from __future__ import annotations
@@ -24,6 +32,9 @@ from typing import Any
 import engine
 
 MIXTURE_PS = (1.0, 0.75, 0.5, 0.25, 0.0)
+KINDS = ("mix", "det", "passive")
+#: the moves a passive variant prefers, in this order, where its coin switches the heuristic off
+PASSIVE_MOVES = ("check", "call", "pass")
 
 #: per game, the observation's keys that carry the match's history rather than the deal being
 #: played: running scores, the previous deal or hand, Belote's litige pot, what is left of a
@@ -40,7 +51,7 @@ HISTORY = {
 
 @dataclass(frozen=True)
 class BotSpec:
-    kind: str  # "mix" or "det"
+    kind: str  # one of KINDS
     p: float
 
     @property
@@ -84,16 +95,31 @@ class HashedMixtureAgent(engine.Agent):
     def start(self, info: dict[str, Any]) -> None:
         self._heuristic.start(info)
 
-    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+    def _digest(self, observation: dict[str, Any], legal: list[str]) -> tuple[float, int]:
+        """The decision's coin in [0, 1) and a second number for picking a move."""
         deal = sorted((k, v) for k, v in observation.items() if k not in self._history)
         digest = hashlib.blake2b(repr((deal, legal)).encode(), digest_size=16).digest()
-        coin = int.from_bytes(digest[:8], "big") / 2**64
+        return int.from_bytes(digest[:8], "big") / 2**64, int.from_bytes(digest[8:], "big")
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        coin, pick = self._digest(observation, legal)
         if coin < self._p:
             return self._heuristic.act(observation, legal)
-        return legal[int.from_bytes(digest[8:], "big") % len(legal)]
+        return legal[pick % len(legal)]
 
     def finish(self, result: dict[str, Any]) -> None:
         self._heuristic.finish(result)
+
+
+class PassiveVariantAgent(HashedMixtureAgent):
+    """The heuristic, except that it passes instead of betting where the decision's hash says
+    so; decisions without a passive move are always the heuristic's."""
+
+    def act(self, observation: dict[str, Any], legal: list[str]) -> str:
+        passive = next((move for move in PASSIVE_MOVES if move in legal), None)
+        if passive is None or self._digest(observation, legal)[0] < self._p:
+            return self._heuristic.act(observation, legal)
+        return passive
 
 
 def make_agent(game: str, spec: BotSpec, seed: int) -> engine.Agent:
@@ -101,4 +127,6 @@ def make_agent(game: str, spec: BotSpec, seed: int) -> engine.Agent:
         return MixtureAgent(game, spec.p, seed)
     if spec.kind == "det":
         return HashedMixtureAgent(game, spec.p)
+    if spec.kind == "passive":
+        return PassiveVariantAgent(game, spec.p)
     raise ValueError(f"unknown reference bot kind {spec.kind!r}")
