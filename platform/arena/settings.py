@@ -233,6 +233,11 @@ ARENA_CONTENT_SECURITY_POLICY = (
 )
 # Seconds an anonymous visitor's public page is served again to the next ones (0: off)
 ARENA_PAGE_CACHE_SECONDS = read_int(env, "ARENA_PAGE_CACHE_SECONDS", default=5, minimum=0)
+# Seconds a ladder's strengths and seat fairness (a bootstrap; a scan of stored replays) are
+# served before they are computed again for newer results (0: after every new result)
+ARENA_FIGURES_REFRESH_SECONDS = read_int(
+    env, "ARENA_FIGURES_REFRESH_SECONDS", default=30, minimum=0
+)
 # Requests per hour (0: unlimited): sign-ups and page log-ins per address, uploads (pages and
 # API) per user; API tokens per address per minute (DRF's "login" throttle).
 ARENA_SIGNUPS_PER_HOUR = read_int(env, "ARENA_SIGNUPS_PER_HOUR", default=10, minimum=0)

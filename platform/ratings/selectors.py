@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
@@ -21,6 +23,12 @@ from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
 _T = TypeVar("_T")
+#: a computation of cached ratings figures: how long its lock lasts at most (a process that
+#: dies while computing releases it then), how long another request waits for its result, and
+#: how often it looks
+COMPUTE_LOCK_S = 60
+COMPUTE_WAIT_S = 30.0
+COMPUTE_POLL_S = 0.05
 
 
 def ladder_standings(*, game: str) -> QuerySet[Rating]:
@@ -229,43 +237,75 @@ def seat_fairness(*, game: str, limit: int = FAIRNESS_WINDOW) -> fairness.SeatFa
 
 
 def ladder_strengths_current(*, game: str) -> list[BotStrength]:
-    """:func:`ladder_strengths` as of the game's latest finished ladder match, computed once per
-    process and result (the bootstrap takes up to a second; pages and the API read it often)."""
+    """:func:`ladder_strengths` as of a recent ladder result (see :func:`_per_result`; the
+    bootstrap takes up to a second, and pages and the API read it often)."""
     return _per_result("strengths", game, lambda: ladder_strengths(game=game))
 
 
 def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
-    """:func:`seat_fairness` as of the game's latest finished ladder match, computed once per
-    process and result (it reads up to a thousand stored replays)."""
+    """:func:`seat_fairness` as of a recent ladder result (see :func:`_per_result`; it reads up
+    to a thousand stored replays)."""
     return _per_result("fairness", game, lambda: seat_fairness(game=game))
 
 
 def _per_result(kind: str, game: str, compute: Callable[[], _T]) -> _T:
-    """``compute()``, cached under the game's latest finished ladder match: a new result makes
-    a new key, so nothing stale is ever served."""
+    """``compute()`` as of the game's latest finished ladder match, computed again at most every
+    ``settings.ARENA_FIGURES_REFRESH_SECONDS``. On a busy ladder a result arrives every second
+    or so (every tournament match is rated too), and each would otherwise start a new
+    computation on the next page view; in between, the figures lag the newest results by at
+    most that many seconds."""
     latest = Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).aggregate(
         latest=Max("id")
     )["latest"]
-    return _cached(f"{kind}:{game}:{latest}", compute)
+    return _cached(
+        f"{kind}:{game}", compute, stamp=latest, max_age=settings.ARENA_FIGURES_REFRESH_SECONDS
+    )
 
 
-def _cached(key: str, compute: Callable[[], _T]) -> _T:
-    """``compute()`` kept a day in the cache under ``ratings:<key>``; the key must change
-    whenever the result would (callers put a stamp of the data into it)."""
-    cached: _T | None = cache.get(f"ratings:{key}")
-    if cached is None:
-        cached = compute()
-        cache.set(f"ratings:{key}", cached, timeout=24 * 3600)
-    return cached
+def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: float = 0) -> _T:
+    """``compute()`` kept in the cache under ``ratings:<key>`` with ``stamp``, a mark of the
+    data it was computed from: served while the data's stamp is the same, or for ``max_age``
+    seconds after it was computed.
+
+    One computation per key at a time, across every web process: the request that finds the
+    figures out of date takes a lock in the cache and computes. The others meanwhile get the
+    previous figures, or, when there are none yet, wait for the new ones (up to
+    :data:`COMPUTE_WAIT_S`, then compute themselves, in case the first one died). Without the
+    lock, a burst of views of a ladder page started one bootstrap or replay scan each, and the
+    slower each became on a busy machine the more requests piled into it."""
+    full_key = f"ratings:{key}"
+    stored: tuple[Hashable, float, _T] | None = cache.get(full_key)
+    if stored is not None and (stored[0] == stamp or time.time() - stored[1] < max_age):
+        return stored[2]
+    lock = f"{full_key}:computing"
+    locked = cache.add(lock, 1, timeout=COMPUTE_LOCK_S)
+    if not locked:
+        if stored is not None:
+            return stored[2]
+        deadline = time.monotonic() + COMPUTE_WAIT_S
+        while time.monotonic() < deadline:
+            time.sleep(COMPUTE_POLL_S)
+            stored = cache.get(full_key)
+            if stored is not None:
+                return stored[2]
+    try:
+        value = compute()
+        cache.set(full_key, (stamp, time.time(), value), timeout=24 * 3600)
+    finally:
+        if locked:
+            cache.delete(lock)
+    return value
 
 
 def ladder_rows_current(*, game: str) -> list[LadderRow]:
-    """:func:`ladder_rows`, computed once per process until a rating of the ladder changes (its
-    statistics aggregate every finished match of the game: hundreds of milliseconds for a
-    ladder of 100,000 matches). Place statistics of unrated matches (challenges) show with the
-    ladder's next rated match."""
+    """:func:`ladder_rows`, computed again when a rating of the ladder changes (its statistics
+    aggregate every finished match of the game: hundreds of milliseconds for a ladder of
+    100,000 matches). Place statistics of unrated matches (challenges) show with the ladder's
+    next rated match."""
     stamp = Rating.objects.filter(ladder__game=game).aggregate(
         bots=Count("pk"), changed=Max("updated_at")
     )
     changed = stamp["changed"].timestamp() if stamp["changed"] else 0
-    return _cached(f"ladder-rows:{game}:{stamp['bots']}:{changed}", lambda: ladder_rows(game=game))
+    return _cached(
+        f"ladder-rows:{game}", lambda: ladder_rows(game=game), stamp=(stamp["bots"], changed)
+    )

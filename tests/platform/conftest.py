@@ -29,9 +29,11 @@ def unavailable(reason: str) -> NoReturn:
 
 @pytest.fixture(autouse=True)
 def pages_rendered_afresh(settings: Any) -> None:
-    """Every request renders its page (``arena.pagecache`` has its own tests): a test that
+    """Every request renders its page and a ladder's figures follow its latest result
+    (``arena.pagecache`` and ``ratings.selectors._cached`` have their own tests): a test that
     changes data and reads a page again must see the change at once."""
     settings.ARENA_PAGE_CACHE_SECONDS = 0
+    settings.ARENA_FIGURES_REFRESH_SECONDS = 0
 
 
 @pytest.fixture

@@ -1,0 +1,80 @@
+"""Cached ratings figures (``ratings.selectors._cached``): computed once per key even when many
+requests miss together, served while their data is unchanged or for a refresh interval."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from ratings import selectors
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    cache.clear()
+
+
+def counting(value: Any, calls: list[int], pause: float = 0.0) -> Any:
+    def compute() -> Any:
+        calls.append(1)
+        time.sleep(pause)
+        return value
+
+    return compute
+
+
+def test_requests_that_miss_together_share_one_computation() -> None:
+    calls: list[int] = []
+    compute = counting([1, 2, 3], calls, pause=0.3)  # every thread misses while it runs
+    results: list[Any] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(selectors._cached("k", compute, stamp=1)))
+        for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1
+    assert results == [[1, 2, 3]] * 6
+    assert cache.get("ratings:k:computing") is None  # the lock is released
+    assert selectors._cached("k", counting([0], calls), stamp=1) == [1, 2, 3]  # and kept
+
+
+def test_new_data_is_computed_again_unless_the_figures_are_recent() -> None:
+    calls: list[int] = []
+    assert selectors._cached("k", counting("old", calls), stamp=1) == "old"
+    assert selectors._cached("k", counting("new", calls), stamp=2, max_age=60) == "old"
+    assert selectors._cached("k", counting("new", calls), stamp=2) == "new"
+    assert selectors._cached("k", counting("newer", calls), stamp=2) == "new"
+    assert len(calls) == 2
+
+
+def test_while_one_request_computes_the_others_get_the_previous_figures() -> None:
+    selectors._cached("k", lambda: "old", stamp=1)
+    cache.add("ratings:k:computing", 1, timeout=60)  # another process is computing stamp 2
+    calls: list[int] = []
+    assert selectors._cached("k", counting("new", calls), stamp=2) == "old"
+    assert calls == []
+
+
+def test_a_computation_that_never_finishes_does_not_block_the_others(monkeypatch: Any) -> None:
+    """A process that died while computing leaves its lock: the others compute after a while."""
+    monkeypatch.setattr(selectors, "COMPUTE_WAIT_S", 0.2)
+    cache.add("ratings:stuck:computing", 1, timeout=60)
+    assert selectors._cached("stuck", lambda: "computed here", stamp=1) == "computed here"
+    assert cache.get("ratings:stuck:computing") == 1  # not ours to release
+
+
+def test_a_failed_computation_releases_its_lock() -> None:
+    def fail() -> list[int]:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        selectors._cached("failing", fail, stamp=1)
+    assert cache.get("ratings:failing:computing") is None
+    assert selectors._cached("failing", lambda: [7], stamp=1) == [7]
