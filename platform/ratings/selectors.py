@@ -274,14 +274,23 @@ def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: fl
     lock, a burst of views of a ladder page started one bootstrap or replay scan each, and the
     slower each became on a busy machine the more requests piled into it."""
     full_key = f"ratings:{key}"
+
+    def fresh(stored: tuple[Hashable, float, _T]) -> bool:
+        return stored[0] == stamp or time.time() - stored[1] < max_age
+
     stored: tuple[Hashable, float, _T] | None = cache.get(full_key)
-    if stored is not None and (stored[0] == stamp or time.time() - stored[1] < max_age):
+    if stored is not None and fresh(stored):
         return stored[2]
     lock = f"{full_key}:computing"
     locked = cache.add(lock, 1, timeout=COMPUTE_LOCK_S)
-    if not locked:
-        if stored is not None:
+    if locked:  # a computation that ended since the first look has left its figures
+        stored = cache.get(full_key)
+        if stored is not None and fresh(stored):
+            cache.delete(lock)
             return stored[2]
+    elif stored is not None:
+        return stored[2]
+    else:
         deadline = time.monotonic() + COMPUTE_WAIT_S
         while time.monotonic() < deadline:
             time.sleep(COMPUTE_POLL_S)

@@ -78,3 +78,22 @@ def test_a_failed_computation_releases_its_lock() -> None:
         selectors._cached("failing", fail, stamp=1)
     assert cache.get("ratings:failing:computing") is None
     assert selectors._cached("failing", lambda: [7], stamp=1) == [7]
+
+
+def test_the_lock_s_winner_uses_figures_another_process_left_meanwhile(monkeypatch: Any) -> None:
+    """A request can miss, then take the lock just after another computation stored its figures
+    and released it: it must use them, not compute again."""
+
+    class OtherProcessFinishes:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(cache, name)
+
+        def add(self, key: str, value: Any, timeout: float) -> bool:
+            cache.set("ratings:k", (1, time.time(), "theirs"))
+            return bool(cache.add(key, value, timeout=timeout))
+
+    monkeypatch.setattr(selectors, "cache", OtherProcessFinishes())
+    calls: list[int] = []
+    assert selectors._cached("k", counting("mine", calls), stamp=1) == "theirs"
+    assert calls == []
+    assert cache.get("ratings:k:computing") is None
