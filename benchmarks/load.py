@@ -125,7 +125,7 @@ def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, S
     """``users`` threads browse ``pages`` (a random page, then ``think_s`` of reading) and each
     uploader posts a new version of its bot every ``upload_every_s`` (the first at a random
     point of that interval), for ``seconds``."""
-    host, _, port = base_url.removeprefix("http://").partition(":")
+    host, port = host_port(base_url)
     report = LoadReport()
     stop = time.monotonic() + seconds
     kinds = [kind for kind, urls in pages.items() if urls]
@@ -135,7 +135,7 @@ def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, S
         while time.monotonic() < stop:
             kind = rng.choice(kinds)
             try:
-                status, took = _request(host, int(port), "GET", rng.choice(pages[kind]))
+                status, took = _request(host, port, "GET", rng.choice(pages[kind]))
                 report.add(kind, took, status, (200,))
             except OSError as err:
                 report.error(kind, f"{type(err).__name__}: {err}")
@@ -153,7 +153,7 @@ def run_load(base_url: str, *, seconds: float, users: int, pages: Mapping[str, S
             headers = {"Authorization": f"Token {uploader.token}", "Content-Type": content_type}
             try:
                 path = f"/api/bots/{uploader.bot_id}/versions/"
-                status, took = _request(host, int(port), "POST", path, body, headers)
+                status, took = _request(host, port, "POST", path, body, headers)
                 report.add("upload", took, status, (201,))
             except OSError as err:
                 report.error("upload", f"{type(err).__name__}: {err}")
@@ -172,10 +172,16 @@ def warm_up(base_url: str, pages: Mapping[str, Sequence[str]]) -> None:
     been up for a while has compiled its templates and cached its ladder's figures (a
     bootstrap and a scan of the stored replays, computed once per new ladder result). The
     other pages of each kind (replays, bots) stay cold."""
-    host, _, port = base_url.removeprefix("http://").partition(":")
+    host, port = host_port(base_url)
     for urls in pages.values():
         if urls:
-            _request(host, int(port), "GET", urls[0])
+            _request(host, port, "GET", urls[0])
+
+
+def host_port(base_url: str) -> tuple[str, int]:
+    """``("127.0.0.1", 8000)`` from ``"http://127.0.0.1:8000"``."""
+    host, _, port = base_url.removeprefix("http://").partition(":")
+    return host, int(port)
 
 
 def free_port() -> int:

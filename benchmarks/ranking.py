@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
-from benchmarks.reference_bots import KINDS, BotSpec, family, make_agent  # noqa: E402
+from benchmarks.reference_bots import FAMILIES, BotSpec, family, make_agent  # noqa: E402
 from matches.results import (  # noqa: E402
     BotResult,
     Order,
@@ -75,7 +75,7 @@ class Setup:
     label: str
     game: str
     params: dict[str, Any]
-    kind: str  # reference family: one of reference_bots.KINDS
+    kind: str  # reference family: one of reference_bots.FAMILIES
     horizon: int  # matches per run at most
     checkpoints: tuple[int, ...] = (50, 200)  # coverage and Spearman, every run
     long_checkpoint: int | None = 1000  # also, in the first ``long_runs`` runs
@@ -445,12 +445,9 @@ def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> d
     }  # fmt: skip
 
 
-FAMILY_NAMES = {"mix": "mixtures", "det": "deterministic variants", "passive": "passive variants"}
-
-
 def print_summary(s: dict[str, Any]) -> None:
     h = f"{s['horizon']} matches"
-    print(f"\n{s['label']} — {FAMILY_NAMES[s['family']]} ({s['runs']} runs)")
+    print(f"\n{s['label']} — {FAMILIES[s['family']]} ({s['runs']} runs)")
     print(f"  deals to the right order at 95 %: plain {fmt(s['plain'], h)}, duplicate "
           f"{fmt(s['duplicate'], h)} (ratio {ratio(s['duplicate'], s['plain'])}); matchmaking "
           f"{fmt(s['matchmaking'], h)} (ratio to random pairing "
@@ -521,7 +518,7 @@ def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
         def y(p: float, y0: float = y0, y1: float = y1) -> float:
             return y0 + p * (y1 - y0)
 
-        family_name = FAMILY_NAMES[s["family"]]
+        family_name = FAMILIES[s["family"]]
         out.append(f'<text x="{x0}" y="{oy + 10}" font-weight="bold">{s["label"]}, '
                    f'{family_name} ({s["runs"]} runs)</text>')  # fmt: skip
         out.append(
@@ -564,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs per setup (default 20, quick 5)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--only", help="only setups whose game contains this text")
-    parser.add_argument("--family", choices=KINDS, help="only this family of bots")
+    parser.add_argument("--family", choices=list(FAMILIES), help="only this family of bots")
     parser.add_argument("--json", type=Path, help="write the summaries here")
     parser.add_argument("--svg", type=Path, help="write the deals→right-order plot here")
     parser.add_argument("--plot-from", type=Path, nargs="+", metavar="JSON",

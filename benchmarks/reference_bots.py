@@ -32,7 +32,8 @@ from typing import Any
 import engine
 
 MIXTURE_PS = (1.0, 0.75, 0.5, 0.25, 0.0)
-KINDS = ("mix", "det", "passive")
+#: the families, by kind, with their names in reports
+FAMILIES = {"mix": "mixtures", "det": "deterministic variants", "passive": "passive variants"}
 #: the moves a passive variant prefers, in this order, where its coin switches the heuristic off
 PASSIVE_MOVES = ("check", "call", "pass")
 
@@ -51,7 +52,7 @@ HISTORY = {
 
 @dataclass(frozen=True)
 class BotSpec:
-    kind: str  # one of KINDS
+    kind: str  # one of FAMILIES
     p: float
 
     @property
