@@ -63,7 +63,16 @@ from matches.results import (  # noqa: E402
     ranks_of,
 )
 from ratings.elo import DEFAULT_CONFIG, BotRating, rate_match  # noqa: E402
-from ratings.strength import Weighted, choices_from_matches, fit, rank  # noqa: E402
+from ratings.strength import (  # noqa: E402
+    DEFAULT_ALPHA,
+    DEFAULT_RESAMPLES,
+    Weighted,
+    bootstrap,
+    choices_from_matches,
+    fit,
+    order_confidence,
+    rank,
+)
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
 
 Table = tuple[int, ...]
@@ -254,6 +263,34 @@ def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace
     return choose
 
 
+def oracle_chooser(pool: Pool, run: int) -> Callable[[Trace], Table]:
+    """A yardstick for the matchmaking, not a platform mode: it knows the true order and, before
+    every match, seats the table whose true neighbours the stopping rule doubts most (the sum
+    of ``1 −`` their order confidence, :func:`neighbour_doubt`). No pairing that can only guess
+    the order should need many fewer deals."""
+    rng = random.Random(seed_of("oracle", run))
+    bots = len(pool.bots)
+    tables = list(itertools.combinations(range(bots), pool.size))
+
+    def choose(trace: Trace) -> Table:
+        doubt = neighbour_doubt(trace.results, bots, run)
+        return max(tables, key=lambda t: (sum(doubt[b] for b in t if b + 1 in t), rng.random()))
+
+    return choose
+
+
+def neighbour_doubt(results: Sequence[Result], bots: int, seed: int) -> list[float]:
+    """Per bot ``b`` (0 strongest): ``1 −`` the stopping rule's confidence that ``b`` is ahead
+    of ``b + 1`` (the bootstrap with the stopping rule's seed, floored by the normal share); ½
+    before any result. The last bot has no neighbour below: 0."""
+    if not results:
+        return [0.5] * (bots - 1) + [0.0]
+    choices = choices_from_matches(results, list(range(bots)))
+    boot = bootstrap(choices, resamples=DEFAULT_RESAMPLES, seed=seed, alpha=DEFAULT_ALPHA)
+    point = fit(choices)
+    return [1.0 - order_confidence(point, boot, b, b + 1) for b in range(bots - 1)] + [0.0]
+
+
 def intervals_hold(results: Sequence[Result], bots: int, seed: int) -> bool:
     """No weaker bot's 95 % interval lies wholly above a stronger bot's."""
     ranking = rank(results, entrants=list(range(bots)), seed=seed)
@@ -295,13 +332,30 @@ def spearman_scores(results: Sequence[Result], bots: int) -> dict[str, float]:
     return {name: float(spearmanr(truth, v)[0]) for name, v in values.items()}
 
 
+@dataclass(frozen=True)
+class Schedule:
+    """How one kind of run plays: duplicate sets or plain games, who meets whom, and for plain
+    games whether each deal is scored as its own result (the control)."""
+
+    duplicate: bool
+    chooser: Callable[[Pool, int], Callable[[Trace], Table]]
+    by_deal: bool = False
+
+
+#: every kind of run, by its name in the summaries; "duplicate" (random pairing) always runs
+SCHEDULES = {
+    "plain": Schedule(False, uniform_chooser),
+    "plain_by_deal": Schedule(False, uniform_chooser, by_deal=True),
+    "duplicate": Schedule(True, uniform_chooser),
+    "matchmaking": Schedule(True, matchmaking_chooser),
+    "plain_matchmaking": Schedule(False, matchmaking_chooser),
+    "oracle": Schedule(True, oracle_chooser),
+}
+
+
 @dataclass
 class RunResult:
-    plain: int | None
-    plain_by_deal: int | None
-    duplicate: int | None
-    matchmaking: int | None
-    plain_matchmaking: int | None
+    found: dict[str, int | None]  # per schedule run: deals to the verdict, None if not reached
     coverage: dict[int, bool]
     spearman: dict[int, dict[str, float]]
 
@@ -311,27 +365,26 @@ def checkpoints_of(setup: Setup, run: int) -> list[int]:
     return [*setup.checkpoints, *long]
 
 
-def one_run(setup: Setup, run: int) -> RunResult:
+def one_run(setup: Setup, run: int, modes: Sequence[str] = tuple(SCHEDULES)) -> RunResult:
     game = engine.load_game(setup.game, **setup.params)
     pool = Pool(game, family(setup.kind))
     bots = len(pool.bots)
-    uniform = uniform_chooser
     points = checkpoints_of(setup, run)
-    _, plain_found = run_schedule(pool, setup, run, duplicate=False, choose=uniform(pool, run))
-    _, by_deal_found = run_schedule(pool, setup, run, duplicate=False, by_deal=True,
-                                    choose=uniform(pool, run))  # fmt: skip
-    dup, dup_found = run_schedule(pool, setup, run, duplicate=True, choose=uniform(pool, run),
-                                  at_least=max(points))  # fmt: skip
-    _, mm_found = run_schedule(pool, setup, run, duplicate=True,
-                               choose=matchmaking_chooser(pool, run))  # fmt: skip
-    _, plain_mm_found = run_schedule(pool, setup, run, duplicate=False,
-                                     choose=matchmaking_chooser(pool, run))  # fmt: skip
+    found: dict[str, int | None] = {}
+    for mode in ("duplicate", *(m for m in modes if m != "duplicate")):
+        schedule = SCHEDULES[mode]
+        trace, found[mode] = run_schedule(
+            pool, setup, run, duplicate=schedule.duplicate, by_deal=schedule.by_deal,
+            choose=schedule.chooser(pool, run),
+            at_least=max(points) if mode == "duplicate" else 0,
+        )  # fmt: skip
+        if mode == "duplicate":
+            dup = trace
     coverage, spearman = {}, {}
     for point in points:
         coverage[point] = intervals_hold(dup.results[:point], bots, run)
         spearman[point] = spearman_scores(dup.results[:point], bots)
-    return RunResult(plain_found, by_deal_found, dup_found, mm_found, plain_mm_found, coverage,
-                     spearman)  # fmt: skip
+    return RunResult(found, coverage, spearman)
 
 
 @dataclass
@@ -410,11 +463,10 @@ SETUPS_QUICK = [
 
 
 def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> dict[str, Any]:
-    plain = median_deals([r.plain for r in results])
-    by_deal = median_deals([r.plain_by_deal for r in results])
-    dup = median_deals([r.duplicate for r in results])
-    mm = median_deals([r.matchmaking for r in results])
-    plain_mm = median_deals([r.plain_matchmaking for r in results])
+    """Per schedule run, the median deals (``mode``) and every run's (``mode_runs``); the
+    calibration, coverage and rank correlations."""
+    modes = [m for m in SCHEDULES if m in results[0].found]
+    deals = {mode: [r.found[mode] for r in results] for mode in modes}
     points = sorted({p for r in results for p in r.coverage})
     coverage = {
         point: statistics.mean(r.coverage[point] for r in results if point in r.coverage)
@@ -432,42 +484,40 @@ def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> d
     }
     return {
         "label": setup.label, "family": setup.kind, "runs": len(results),
-        "margins": [vars(m) for m in margin],
-        "horizon": setup.horizon, "plain": plain, "duplicate": dup, "matchmaking": mm,
-        "plain_by_deal": by_deal, "plain_by_deal_runs": [r.plain_by_deal for r in results],
-        "plain_matchmaking": plain_mm,
-        "plain_matchmaking_runs": [r.plain_matchmaking for r in results],
-        "dup_over_plain": None if plain is None or dup is None else dup / plain,
-        "mm_over_uniform": None if mm is None or dup is None else mm / dup,
-        "plain_runs": [r.plain for r in results], "duplicate_runs": [r.duplicate for r in results],
-        "matchmaking_runs": [r.matchmaking for r in results],
+        "horizon": setup.horizon, "margins": [vars(m) for m in margin],
+        **{mode: median_deals(runs) for mode, runs in deals.items()},
+        **{f"{mode}_runs": runs for mode, runs in deals.items()},
         "coverage": coverage, "spearman": spearman, "checkpoint_runs": measured,
     }  # fmt: skip
 
 
 def print_summary(s: dict[str, Any]) -> None:
     h = f"{s['horizon']} matches"
+
+    def deals(mode: str) -> str:
+        return fmt(s[mode], h) if mode in s else "not run"
+
+    def over(a: str, b: str) -> str:
+        return ratio(s.get(a), s.get(b))
+
     print(f"\n{s['label']} — {FAMILIES[s['family']]} ({s['runs']} runs)")
-    print(f"  deals to the right order at 95 %: plain {fmt(s['plain'], h)}, duplicate "
-          f"{fmt(s['duplicate'], h)} (ratio {ratio(s['duplicate'], s['plain'])}); matchmaking "
-          f"{fmt(s['matchmaking'], h)} (ratio to random pairing "
-          f"{ratio(s['matchmaking'], s['duplicate'])})")  # fmt: skip
+    print(f"  deals to the right order at 95 %: plain {deals('plain')}, duplicate "
+          f"{deals('duplicate')} (ratio {over('duplicate', 'plain')}); matchmaking "
+          f"{deals('matchmaking')} (ratio to random pairing {over('matchmaking', 'duplicate')});"
+          f" oracle pairing {deals('oracle')} (ratio {over('oracle', 'duplicate')})")  # fmt: skip
     print(
-        f"  with matchmaking, plain {fmt(s['plain_matchmaking'], h)}: duplicate/plain "
-        f"{ratio(s['matchmaking'], s['plain_matchmaking'])}"
+        f"  with matchmaking, plain {deals('plain_matchmaking')}: duplicate/plain "
+        f"{over('matchmaking', 'plain_matchmaking')}"
     )
     print(
-        f"  control, plain scored deal by deal: {fmt(s['plain_by_deal'], h)} (duplicate / it "
-        f"{ratio(s['duplicate'], s['plain_by_deal'])}; it / plain "
-        f"{ratio(s['plain_by_deal'], s['plain'])})"
+        f"  control, plain scored deal by deal: {deals('plain_by_deal')} (duplicate / it "
+        f"{over('duplicate', 'plain_by_deal')}; it / plain {over('plain_by_deal', 'plain')})"
     )
-    kinds = ("plain", "plain_by_deal", "duplicate", "matchmaking", "plain_matchmaking")
-    done = {k: sum(v is not None for v in s[f"{k}_runs"]) for k in kinds}
-    print(
-        f"  runs reaching it: plain {done['plain']}, plain by deal {done['plain_by_deal']}, "
-        f"duplicate {done['duplicate']}, matchmaking {done['matchmaking']} "
-        f"(plain {done['plain_matchmaking']}) of {s['runs']}"
-    )
+    done = ", ".join(
+        f"{mode} {sum(v is not None for v in s[f'{mode}_runs'])}"
+        for mode in SCHEDULES if f"{mode}_runs" in s
+    )  # fmt: skip
+    print(f"  runs reaching it (of {s['runs']}): {done}")
     for m in s["margins"]:
         print(f"  score-margin verdict {m['pair'][0]} > {m['pair'][1]}: plain {m['plain']:,.0f} "
               f"deals, duplicate {m['duplicate']:,.0f} (ratio "
@@ -486,6 +536,7 @@ CURVES = (  # summary key, legend, colour, dash
     ("plain_by_deal_runs", "plain by deal (control)", "#2ca02c", "2,3"),
     ("duplicate_runs", "duplicate", "#1f77b4", ""),
     ("matchmaking_runs", "duplicate + matchmaking", "#d62728", ""),
+    ("oracle_runs", "duplicate + oracle pairing", "#9467bd", "1,2"),
 )
 
 
@@ -562,6 +613,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--only", help="only setups whose game contains this text")
     parser.add_argument("--family", choices=list(FAMILIES), help="only this family of bots")
+    parser.add_argument("--modes", default=",".join(SCHEDULES),
+                        help="the schedules to run, comma-separated (duplicate always runs; "
+                             f"default: all of {', '.join(SCHEDULES)})")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the summaries here")
     parser.add_argument("--svg", type=Path, help="write the deals→right-order plot here")
     parser.add_argument("--plot-from", type=Path, nargs="+", metavar="JSON",
@@ -570,8 +624,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plot_from:
         if not args.svg:
             parser.error("--plot-from needs --svg")
-        saved = {(s["label"], s["family"]): s for f in args.plot_from
-                 for s in json.loads(f.read_text())}  # later files win  # fmt: skip
+        saved: dict[tuple[str, str], dict[str, Any]] = {}
+        for f in args.plot_from:  # a later file's figures win (a partial run adds its modes)
+            for s in json.loads(f.read_text()):
+                saved.setdefault((s["label"], s["family"]), {}).update(s)
         cdf_svg(list(saved.values()), args.svg)
         return 0
     setups = SETUPS_QUICK if args.quick else SETUPS_FULL
@@ -580,12 +636,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.family:
         setups = [s for s in setups if s.kind == args.family]
     runs = args.runs or (5 if args.quick else 20)
+    modes = args.modes.split(",")
+    if unknown := set(modes) - set(SCHEDULES):
+        parser.error(f"unknown modes: {', '.join(sorted(unknown))}")
     started = time.perf_counter()
     summaries = []
     with ProcessPoolExecutor(max_workers=args.jobs) as executor:
         margin_jobs = [executor.submit(margins, setup) for setup in setups]
         futures = {
-            (i, r): executor.submit(one_run, setup, r)
+            (i, r): executor.submit(one_run, setup, r, modes)
             for i, setup in enumerate(setups)
             for r in range(setup.runs or runs)
         }

@@ -41,8 +41,9 @@ than the normal approximation of the penalised fit (``θ ± 1.96·SE``, SE from 
 information matrix, where the prior keeps a one-sided record uncertain), and each order
 confidence is the smaller of the bootstrap share and the normal one. With a few dozen matches
 per bot the two agree and the bootstrap decides. The information matrix treats each result as a
-coin; shared boards vary less than a coin, and their part of it is divided by their measured
-dispersion (``_dispersion``), else the floor would hide everything their margins tell.
+coin; boards vary less than a coin where they can be shared by a margin or tied, and their part
+of it is divided by their measured dispersion (``_dispersion``), else the floor would hide what
+the boards tell.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ ELO_PER_NATURAL = 400.0 / math.log(10.0)
 CENTRE = 1500.0
 DEFAULT_ALPHA = 0.1
 DEFAULT_RESAMPLES = 200
-#: the least share of a coin's variance shared boards are assumed to show (see _dispersion)
+#: the least share of a coin's variance measured boards are assumed to show (see _dispersion)
 MIN_DISPERSION = 0.01
 Z95 = 1.959963984540054
 MAX_TIED = 8  # 2**(d-1)·d choices for d tied entrants: a table is at most 6 seats
@@ -86,15 +87,16 @@ class Choices(Generic[Entrant]):
 
     Choice ``u`` picks entrant ``chosen[u]`` out of ``alternatives[u, :size[u]]`` (indices into
     ``entrants``; padding repeats the chosen index and is masked out). ``weights[m, u]`` is how
-    much of choice ``u`` match ``m`` holds (ties give fractions). ``shared[m]``: match ``m``
-    holds boards shared by their margin (:class:`Weighted` orders)."""
+    much of choice ``u`` match ``m`` holds (ties give fractions). ``measured[m]``: match ``m``'s
+    variance is measured, not taken for a coin's (see :func:`_dispersion`): it holds boards
+    shared by their margin (:class:`Weighted` orders) or several boards between two sides."""
 
     entrants: tuple[Entrant, ...]
     chosen: IntArray
     alternatives: IntArray
     mask: NDArray[np.bool_]
     weights: sparse.csr_matrix  # matches × choices (a match holds few choices)
-    shared: NDArray[np.bool_]
+    measured: NDArray[np.bool_]
 
     @property
     def matches(self) -> int:
@@ -136,7 +138,7 @@ def choices_from_matches(
         raise StrengthError("an entrant is listed twice")
     keys: dict[tuple[int, tuple[int, ...]], int] = {}
     rows: list[dict[int, float]] = []
-    shared = np.zeros(len(matches), dtype=np.bool_)
+    measured = np.zeros(len(matches), dtype=np.bool_)
     for m, rankings in enumerate(matches):
         if not rankings:
             raise StrengthError(f"match {m} has no finishing order")
@@ -144,7 +146,8 @@ def choices_from_matches(
         for ranking in rankings:
             ranked, counts = (ranking.order, ranking.weight) if isinstance(ranking, Weighted) \
                 else (ranking, 1.0)  # fmt: skip
-            shared[m] |= isinstance(ranking, Weighted)
+            boards_of_two = len(rankings) > 1 and len(ranked) == 2
+            measured[m] |= isinstance(ranking, Weighted) or boards_of_two
             places = _places(m, ranked, index, order, fixed=entrants is not None)
             for pick, among, weight in _tie_averaged_choices(places):
                 u = keys.setdefault((pick, among), len(keys))
@@ -168,7 +171,7 @@ def choices_from_matches(
         shape=(len(rows), len(keys)),
         dtype=np.float64,
     )
-    return Choices(tuple(order), chosen, alternatives, mask, weights, shared)
+    return Choices(tuple(order), chosen, alternatives, mask, weights, measured)
 
 
 def _places(
@@ -252,9 +255,9 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
         raise StrengthError("alpha must be at least 0")
     weights = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
     theta, hessian = _newton(choices, weights, alpha)
-    if choices.shared.any():  # shared boards inform by their dispersion, not a coin's
+    if choices.measured.any():  # such boards inform by their dispersion, not a coin's
         phi = _dispersion(choices, theta[0])
-        weights = weights + (1.0 / phi - 1.0) * _row_sum(choices.weights, choices.shared)
+        weights = weights + (1.0 / phi - 1.0) * _row_sum(choices.weights, choices.measured)
         _, hessian = _derivatives(choices, weights, theta, np.zeros_like(theta), alpha)
     n = len(choices.entrants)
     # The (Σθ)² term pins the mean without changing any difference (see _newton); remove it
@@ -272,18 +275,23 @@ def _row_sum(weights: sparse.csr_matrix, rows: NDArray[np.bool_]) -> FloatArray:
 
 
 def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
-    """How much of a coin's variance the shared boards show, at most 1.
+    """How much of a coin's variance the measured matches' boards show, at most 1.
 
-    The information matrix assumes each result is a win or a loss (Bernoulli). A board shared
-    by its margin (``Weighted``) varies less: a side that takes 0.6 of every board is known
-    better than one that wins 60 % of them, and the Bernoulli variance would hide that. The
-    Pearson dispersion of the shared matches' results, summed per match and pair (so the
-    boards of one set are not taken as independent), measures it; its one-sided 95 % upper
-    bound (χ² with one degree of freedom per match and pair) is used, so a handful of matches
-    keeps the full variance. Won-or-lost results keep theirs: for them the Bernoulli variance
-    is the truth, and a one-sided record would otherwise look certain. Tables (choices among
-    more than two) keep 1. Never below :data:`MIN_DISPERSION`: two bots that always split
-    their boards evenly would otherwise be known exactly."""
+    The information matrix assumes each result is a win or a loss (Bernoulli). Boards between
+    two sides vary less where they can be shared: a board shared by its margin (``Weighted``,
+    Belote: a side that takes 0.6 of every board is known better than one that wins 60 % of
+    them), or a tied board, half a win for each side (Bauer: when the cards decide a deal, the
+    same side wins it in both rotations of the set, and about half of the boards are level).
+    The Bernoulli variance would hide what such boards tell. The Pearson dispersion of the
+    measured matches' results, summed per match and pair (so the boards of one set are not
+    taken as independent), measures it; its one-sided 95 % upper bound (χ² with one degree of
+    freedom per match and pair) is used, so a handful of matches keeps the full variance. A
+    match is measured by what it is, never by how it ended (``Choices.measured``): judged
+    from its tied boards alone the dispersion would be biased low. Single won-or-lost results
+    keep a coin's variance: for them it is the truth, and a one-sided record would otherwise
+    look certain. Tables (choices among more than two) keep 1. Never below
+    :data:`MIN_DISPERSION`: two bots that always split their boards evenly would otherwise be
+    known exactly."""
     if choices.mask.sum(axis=1).max(initial=0) > 2:
         return 1.0
     first, second = choices.alternatives[:, 0], choices.alternatives[:, 1]
@@ -294,9 +302,9 @@ def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
         (np.ones(len(column)), (np.arange(len(column)), column)), shape=(len(column), len(pairs))
     )
     won_first = (choices.chosen == first).astype(np.float64)
-    shared = choices.weights[np.flatnonzero(choices.shared)]
-    boards = np.asarray((shared @ to_pair).todense())  # shared matches × pairs
-    taken = np.asarray((shared @ sparse.diags(won_first) @ to_pair).todense())
+    measured = choices.weights[np.flatnonzero(choices.measured)]
+    boards = np.asarray((measured @ to_pair).todense())  # measured matches × pairs
+    taken = np.asarray((measured @ sparse.diags(won_first) @ to_pair).todense())
     ordered = np.array(sorted(pairs)).reshape(-1, 2)
     p = 1.0 / (1.0 + np.exp(theta[ordered[:, 1]] - theta[ordered[:, 0]]))  # first over second
     played = boards > 0
@@ -476,11 +484,15 @@ def rank(
         )  # fmt: skip
         for i in order
     ]
-    confidence = [
-        min(float(np.mean(boot[:, a] > boot[:, b])), _normal_share(point, a, b))
-        for a, b in itertools.pairwise(order)
-    ]
+    confidence = [order_confidence(point, boot, a, b) for a, b in itertools.pairwise(order)]
     return Ranking(strengths, confidence, resamples, seed)
+
+
+def order_confidence(point: Fit[Entrant], boot: FloatArray, a: int, b: int) -> float:
+    """How sure the fit is that entrant ``a`` (an index) is stronger than ``b``: the smaller
+    of the share of ``boot`` resamples in which it is and the normal approximation's
+    ``P(θ_a > θ_b)`` (see the module docstring)."""
+    return min(float(np.mean(boot[:, a] > boot[:, b])), _normal_share(point, a, b))
 
 
 def _normal_share(point: Fit[Entrant], a: int, b: int) -> float:

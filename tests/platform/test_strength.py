@@ -153,6 +153,31 @@ def test_a_few_shared_boards_are_trusted_only_as_far_as_their_spread_is_known() 
     assert whole.difference_sd(0, 1) == pytest.approx(coin.difference_sd(0, 1), rel=1e-9)
 
 
+A_WINS, B_WINS, LEVEL = [("a", 1), ("b", 2)], [("a", 2), ("b", 1)], [("a", 1), ("b", 1)]
+
+
+def test_tied_boards_between_two_sides_inform_by_their_spread_not_a_coins() -> None:
+    # 60 sets of four boards, a taking 3, 2½ and 3½ of them in turn with level boards between
+    sets = [[A_WINS] * 2 + [LEVEL] * 2, [A_WINS] + [LEVEL] * 3, [A_WINS] * 3 + [LEVEL]] * 20
+    measured = fit(choices_from_matches(sets), alpha=0.0)
+    assert float(measured.theta[0] - measured.theta[1]) == pytest.approx(math.log(3.0), abs=1e-6)
+    # p = ¾: residuals per set 0, −½, +½; a coin's variance 4 · 3/16 per set (45 in all)
+    observed = 20 * 0.5 / 45
+    upper = observed * 60 / 43.187958  # its 95 % upper bound: χ²(60 d.f.) 5 % quantile
+    assert measured.difference_sd(0, 1) == pytest.approx(math.sqrt(upper / 45), rel=1e-4)
+    # the same boards as 240 single results keep a coin's variance, ties or not
+    single_boards = fit(choices_from_rankings([board for s in sets for board in s]), alpha=0.0)
+    assert single_boards.difference_sd(0, 1) == pytest.approx(math.sqrt(1 / 45), rel=1e-4)
+
+
+def test_a_match_is_measured_by_what_it_is_not_by_how_it_ended() -> None:
+    # sets of boards between two sides are measured even without a tie; a single result is
+    # not, even a tie, and neither are the boards of a table
+    table = [[("a", 1), ("b", 2), ("c", 3)], [("a", 2), ("b", 1), ("c", 1)]]
+    choices = choices_from_matches([[A_WINS, B_WINS], [LEVEL], [A_WINS], table])
+    assert choices.measured.tolist() == [True, False, False, False]
+
+
 def test_the_bootstrap_resamples_whole_sets_not_boards() -> None:
     # ten sets of ten boards each give intervals wider than a hundred independent boards
     sets = [[[("a", 1), ("b", 2)]] * 7 + [[("a", 2), ("b", 1)]] * 3 for _ in range(9)]
