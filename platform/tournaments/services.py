@@ -9,7 +9,7 @@ tournament row, so two last matches finishing together cannot both miss it), not
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -166,10 +166,12 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     free = settings.ARENA_LADDER_QUEUE_DEPTH - pending.count()
     if free <= 0:
         return []
-    busy = Counter(
-        bot for _, bot in
-        MatchSeat.objects.filter(match__in=pending).values_list("match_id", "bot_id").distinct()
-    )  # fmt: skip
+    queued: defaultdict[int, set[int]] = defaultdict(set)  # pending match -> its bots
+    for match_id, bot in MatchSeat.objects.filter(match__in=pending).values_list(
+        "match_id", "bot_id"
+    ):
+        queued[match_id].add(bot)
+    busy = Counter(bot for table in queued.values() for bot in table)
     bots = [
         b for b in Bot.objects.filter(
             game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
@@ -184,7 +186,10 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
     rankings = match_rankings(game=ladder.game)
-    met = meetings_of([[b for b, _ in ranks_of(orders[0])] for orders in rankings])
+    # queued matches count as meetings too, so a pair is not queued again and again before
+    # its first results are in
+    met = meetings_of([[b for b, _ in ranks_of(orders[0])] for orders in rankings]
+                      + [list(table) for table in queued.values()])  # fmt: skip
     tables = plan_tables(
         candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk]) for b in bots],
         fit=fit_matches(rankings), meetings=met,

@@ -167,6 +167,31 @@ def test_the_scheduler_reads_a_duplicate_sets_boards_not_its_single_result(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("seed", range(6))
+def test_queued_ladder_matches_count_as_meetings(
+    seed: int, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
+) -> None:
+    # two pairs equally unsure of their order (two wins each and a tie), far above each other
+    a, b, c, d = (active_bot("badugi") for _ in range(4))
+    for first, second in ((a, b), (c, d)):
+        for places in ([1, 2], [2, 1], [1, 2], [2, 1], [1, 1]):
+            finished_match("badugi", [current(first), current(second)], places, minutes_ago=60)
+    for top in (a, b):
+        for bottom in (c, d):
+            for _ in range(12):
+                finished_match("badugi", [current(top), current(bottom)], [1, 2], minutes_ago=60)
+    ladder = ladder_for_game(game="badugi")
+    ladder_apply_ratings(ladder_id=ladder.pk)
+    pairs = []
+    for depth in (1, 2):  # one match queued, then one more while the first is still queued
+        with override_settings(ARENA_LADDER_QUEUE_DEPTH=depth), \
+                django_capture_on_commit_callbacks():  # fmt: skip
+            (created,) = ladder_schedule(ladder=ladder, rng=random.Random(seed))
+        pairs.append(set(created.seats.values_list("bot_id", flat=True)))
+    assert sorted(map(sorted, pairs)) == sorted([sorted([a.pk, b.pk]), sorted([c.pk, d.pk])])
+
+
+@pytest.mark.django_db
 def test_tournaments_and_the_ladder_play_duplicate_sets_by_default(
     django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
