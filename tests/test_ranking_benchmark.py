@@ -1,0 +1,34 @@
+"""The ranking benchmark's oracle pairing (benchmarks/ranking.py): the yardstick the ladder's
+matchmaking is measured against must put its matches where the verdict is least sure."""
+
+import engine
+from benchmarks.ranking import Pool, Trace, neighbour_doubt, oracle_chooser
+from benchmarks.reference_bots import family
+
+
+def set_of(winner: int, loser: int, won: int, lost: int) -> list[list[tuple[int, int]]]:
+    """One duplicate set of boards between two bots, ``won`` of them by ``winner``."""
+    return [[(winner, 1), (loser, 2)]] * won + [[(winner, 2), (loser, 1)]] * lost
+
+
+def ladder() -> list[list[list[tuple[int, int]]]]:
+    """Bots 0 > 1 > 2 > 3 > 4: every neighbour's order plain from eight sets, except 1 and 2,
+    who split their boards."""
+    clear = [set_of(b, b + 1, 9, 1) for b in (0, 2, 3) for _ in range(8)]
+    return clear + [set_of(1, 2, 5, 5) for _ in range(8)]
+
+
+def test_the_doubt_is_where_the_neighbours_split() -> None:
+    doubt = neighbour_doubt(ladder(), 5, seed=0)
+    assert doubt[1] > 0.3
+    assert max(doubt[0], doubt[2], doubt[3]) < 0.05
+    assert doubt[4] == 0.0  # the last bot has no neighbour below
+    assert neighbour_doubt([], 5, seed=0) == [0.5, 0.5, 0.5, 0.5, 0.0]
+
+
+def test_the_oracle_seats_the_neighbours_the_verdict_doubts_most() -> None:
+    heads_up = Pool(engine.load_game("bauer"), family("mix"))
+    assert oracle_chooser(heads_up, 0)(Trace(results=ladder())) == (1, 2)
+    tables = Pool(engine.load_game("barbu", mode="geronimo"), family("mix"))
+    table = oracle_chooser(tables, 0)(Trace(results=ladder()))
+    assert len(table) == 4 and {1, 2} <= set(table)
