@@ -370,16 +370,18 @@ def one_run(setup: Setup, run: int, modes: Sequence[str] = tuple(SCHEDULES)) -> 
     pool = Pool(game, family(setup.kind))
     bots = len(pool.bots)
     points = checkpoints_of(setup, run)
-    found: dict[str, int | None] = {}
-    for mode in ("duplicate", *(m for m in modes if m != "duplicate")):
+
+    def play(mode: str, at_least: int = 0) -> tuple[Trace, int | None]:
         schedule = SCHEDULES[mode]
-        trace, found[mode] = run_schedule(
-            pool, setup, run, duplicate=schedule.duplicate, by_deal=schedule.by_deal,
-            choose=schedule.chooser(pool, run),
-            at_least=max(points) if mode == "duplicate" else 0,
-        )  # fmt: skip
-        if mode == "duplicate":
-            dup = trace
+        return run_schedule(pool, setup, run, duplicate=schedule.duplicate,
+                            by_deal=schedule.by_deal, choose=schedule.chooser(pool, run),
+                            at_least=at_least)  # fmt: skip
+
+    found: dict[str, int | None] = {}
+    dup, found["duplicate"] = play("duplicate", at_least=max(points))  # also the checkpoints'
+    for mode in modes:
+        if mode != "duplicate":
+            _, found[mode] = play(mode)
     coverage, spearman = {}, {}
     for point in points:
         coverage[point] = intervals_hold(dup.results[:point], bots, run)
