@@ -281,7 +281,8 @@ def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
     two sides vary less where they can be shared: a board shared by its margin (``Weighted``,
     Belote: a side that takes 0.6 of every board is known better than one that wins 60 % of
     them), or a tied board, half a win for each side (Bauer: when the cards decide a deal, the
-    same side wins it in both rotations of the set, and about half of the boards are level).
+    seats holding them score in both rotations of the set, once for each side, and a deal whose
+    caller's side misses five tricks scores for nobody; about half of the boards are level).
     The Bernoulli variance would hide what such boards tell. The Pearson dispersion of the
     measured matches' results, summed per match and pair (so the boards of one set are not
     taken as independent), measures it; its one-sided 95 % upper bound (χ² with one degree of
