@@ -547,22 +547,27 @@ def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
     right at 95 % by then, for plain and duplicate play and for matchmaking."""
     columns, panel_w, panel_h, pad = 2, 330, 190, 46
     rows = (len(summaries) + columns - 1) // columns
-    width, height = columns * panel_w + 20, rows * panel_h + 60
+    width = columns * panel_w + 20
     finite = [v for s in summaries for key, *_ in CURVES for v in s.get(key, []) if v is not None]
     if not finite:
         return
     lo, hi = np.log10(max(1.0, min(finite) * 0.8)), np.log10(max(finite) * 1.1)
+    legend, lx, ly = [], 20, 16  # the legend wraps to a new line where the plot ends
+    for _, name, colour, dash in CURVES:
+        step = 50 + 6 * len(name)
+        if lx + step > width:
+            lx, ly = 20, ly + 18
+        legend.append(f'<line x1="{lx}" x2="{lx + 26}" y1="{ly}" y2="{ly}" stroke="{colour}" '
+                      f'stroke-width="2" stroke-dasharray="{dash or "none"}"/>'
+                      f'<text x="{lx + 32}" y="{ly + 4}">{name}</text>')  # fmt: skip
+        lx += step
+    top = ly + 24  # the first row of panels
+    height = top + rows * panel_h + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            'font-family="sans-serif" font-size="11">',
-           '<rect width="100%" height="100%" fill="white"/>']  # fmt: skip
-    lx = 20
-    for _, legend, colour, dash in CURVES:
-        out.append(f'<line x1="{lx}" x2="{lx + 26}" y1="16" y2="16" stroke="{colour}" '
-                   f'stroke-width="2" stroke-dasharray="{dash or "none"}"/>'
-                   f'<text x="{lx + 32}" y="20">{legend}</text>')  # fmt: skip
-        lx += 50 + 6 * len(legend)
+           '<rect width="100%" height="100%" fill="white"/>', *legend]  # fmt: skip
     for i, s in enumerate(summaries):
-        ox, oy = 10 + (i % columns) * panel_w, 40 + (i // columns) * panel_h
+        ox, oy = 10 + (i % columns) * panel_w, top + (i // columns) * panel_h
         x0, x1, y0, y1 = ox + pad, ox + panel_w - 12, oy + panel_h - 36, oy + 18
 
         def x(v: float, x0: float = x0, x1: float = x1) -> float:
