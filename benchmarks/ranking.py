@@ -26,8 +26,8 @@ Matches are cached per (table, seed, rotation), and run ``r`` uses the same seed
 mode, so the comparisons are paired. ``--svg`` writes the plot of deals against the share of
 runs with the right order for docs/ranking.md.
 
-Run: ``python benchmarks/ranking.py --quick`` (about a minute of CPU) or without ``--quick``
-(all four games, both families, 20 runs; over an hour of CPU, see docs/ranking.md).
+Run: ``python benchmarks/ranking.py --quick`` (under three minutes of CPU) or without ``--quick``
+(all four games, both families, 20 runs; about three hours of CPU, see docs/ranking.md).
 """
 
 from __future__ import annotations
@@ -615,7 +615,7 @@ def cdf_svg(summaries: list[dict[str, Any]], path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two setups, 5 runs: < 2 minutes")
+    parser.add_argument("--quick", action="store_true", help="two setups, 5 runs: < 3 min of CPU")
     parser.add_argument("--runs", type=int, help="runs per setup (default 20, quick 5)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--only", help="only setups whose game contains this text")
