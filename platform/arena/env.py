@@ -6,6 +6,7 @@ accepted forms, never a silent fallback.
 """
 
 from collections.abc import Mapping
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -13,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 Environ = Mapping[str, str]
+IPNetwork = IPv4Network | IPv6Network
 
 
 class EnvError(ImproperlyConfigured):
@@ -124,3 +126,21 @@ def parse_database_url(url: str, *, base_dir: Path) -> dict[str, Any]:
     raise EnvError(
         f"DATABASE_URL: unsupported scheme {parts.scheme!r}; use sqlite:///path or postgres://..."
     )
+
+
+def read_proxies(environ: Environ, name: str) -> int | tuple[IPNetwork, ...]:
+    """Which proxies in front of the site may be believed about the client's address: empty
+    or ``0`` (none: the connection's own address), a count of proxies (``1``: one nginx), or
+    comma-separated networks of proxies (``10.0.0.0/8,127.0.0.1``)."""
+    value = environ.get(name, "").strip()
+    if not value:
+        return 0
+    if value.isdigit():
+        return int(value)
+    try:
+        items = read_list(environ, name, default=[])
+        return tuple(ip_network(item, strict=False) for item in items)
+    except ValueError as error:
+        raise EnvError(
+            f"{name} must be a count of proxies or comma-separated networks; {error}"
+        ) from None

@@ -20,6 +20,7 @@ from arena.env import (
     read_int,
     read_list,
     read_path,
+    read_proxies,
     read_str,
 )
 
@@ -224,6 +225,9 @@ if ARENA_HTTPS:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
+# Who may say where a request came from (X-Forwarded-For): nobody by default, the connection's
+# own address counts; a count of proxies in front (docker-compose's nginx: 1) or their networks.
+ARENA_TRUSTED_PROXIES = read_proxies(env, "ARENA_TRUSTED_PROXIES")
 SECURE_REFERRER_POLICY = "same-origin"
 MIDDLEWARE.insert(1, "arena.security.ContentSecurityPolicyMiddleware")
 ARENA_CONTENT_SECURITY_POLICY = (
@@ -243,5 +247,10 @@ ARENA_FIGURES_REFRESH_SECONDS = read_int(
 ARENA_SIGNUPS_PER_HOUR = read_int(env, "ARENA_SIGNUPS_PER_HOUR", default=10, minimum=0)
 ARENA_LOGINS_PER_HOUR = read_int(env, "ARENA_LOGINS_PER_HOUR", default=60, minimum=0)
 ARENA_UPLOADS_PER_HOUR = read_int(env, "ARENA_UPLOADS_PER_HOUR", default=60, minimum=0)
+# Log-in and token attempts per user name and hour, whatever address they come from (0:
+# unlimited): rotating addresses does not help a password guesser.
+ARENA_LOGINS_PER_NAME_PER_HOUR = read_int(
+    env, "ARENA_LOGINS_PER_NAME_PER_HOUR", default=30, minimum=0
+)
 _tokens_per_minute = read_int(env, "ARENA_TOKENS_PER_MINUTE", default=30, minimum=1)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"login": f"{_tokens_per_minute}/minute"}

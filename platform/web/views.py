@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -25,7 +26,7 @@ import engine
 from api.selectors import tokens_live
 from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
-from arena.security import client_address, over_limit
+from arena.security import client_address, login_failed, login_refused, over_limit
 from bots.models import Bot
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
@@ -450,13 +451,21 @@ def _too_many(request: HttpRequest, scope: str, per_hour: int) -> bool:
 
 
 class LoginView(auth_views.LoginView):
-    """Django's log-in page, with at most ``ARENA_LOGINS_PER_HOUR`` attempts per address."""
+    """Django's log-in page, with at most ``ARENA_LOGINS_PER_HOUR`` attempts per address and
+    ``ARENA_LOGINS_PER_NAME_PER_HOUR`` failed ones per user name."""
 
     next_page = "home"
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if _too_many(request, "login", settings.ARENA_LOGINS_PER_HOUR):
+        username = str(request.POST.get("username", ""))
+        if _too_many(request, "login", settings.ARENA_LOGINS_PER_HOUR) or login_refused(
+            username=username
+        ):
             form = self.get_form()
             form.add_error(None, _("Too many log-in attempts; try again later."))
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
+        login_failed(username=str(form.data.get("username", "")))
+        return super().form_invalid(form)

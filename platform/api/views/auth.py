@@ -9,21 +9,22 @@ from rest_framework import generics, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from api.models import ApiToken
 from api.selectors import tokens_live
 from api.serializers import TokenCreatedSerializer, TokenRequestSerializer, TokenSerializer
 from api.services import token_create, token_revoke
+from api.throttles import ScopedAddressThrottle
 from api.views.common import errors, user_of
 from arena.errors import ApplicationError
+from arena.security import login_failed, login_refused
 
 
 class TokenObtainView(APIView):
     authentication_classes = []  # the credentials are in the body (and no session CSRF applies)
     permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedAddressThrottle]
     throttle_scope = "login"
 
     @extend_schema(
@@ -34,12 +35,17 @@ class TokenObtainView(APIView):
     def post(self, request: Request) -> Response:
         given = TokenRequestSerializer(data=request.data)
         given.is_valid(raise_exception=True)
+        username = given.validated_data["username"]
+        if login_refused(username=username):
+            raise ApplicationError(
+                f"too many failed log-ins as {username!r} this hour; try again later",
+                code="rate_limited",
+            )
         user = authenticate(
-            request._request,
-            username=given.validated_data["username"],
-            password=given.validated_data["password"],
+            request._request, username=username, password=given.validated_data["password"]
         )
         if user is None:
+            login_failed(username=username)
             raise ApplicationError("wrong username or password", code="invalid_credentials")
         token, secret = token_create(user=user, name=given.validated_data["name"])
         body = {**TokenSerializer(token).data, "token": secret}
