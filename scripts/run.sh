@@ -41,22 +41,22 @@ if ! .venv/bin/arena validate examples/random --game bauer >/dev/null 2>&1; then
 fi
 
 if [ "${ARENA_EXECUTION:-inline}" = celery ]; then
-    say "starting a Celery worker (validation, matches, default queues) with the beat scheduler"
+    say "starting a Celery worker (validation, rated and unrated matches, default queues) with the beat scheduler"
     PYTHONPATH=platform .venv/bin/celery --app=arena worker --beat \
-        --queues=default,validation,matches --schedule=var/celerybeat-schedule &
+        --queues=default,validation,rated,matches --schedule=var/celerybeat-schedule &
     worker=$!
     trap 'kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null || true' EXIT
 fi
 
 # The main job: the bundled bots become the "house" user's bots (validated in the sandbox), then
 # one round-robin tournament per game runs through the platform: matches recorded with their
-# replays, standings printed, ratings on each game's ladder.
+# replays, standings printed; official, so they are rated on each game's ladder.
 $python manage.py load_house_bots
 for game_rounds in belote:2 bauer:2 barbu:6 badugi:1; do
     game=${game_rounds%:*}
     rounds=${game_rounds#*:}
     say "tournament: $game, the house bots, $rounds round(s) of duplicate matches"
-    $python manage.py run_tournament --game "$game" --house --rounds "$rounds" --seed 1 --wait 900
+    $python manage.py run_tournament --game "$game" --house --rounds "$rounds" --official --wait 900
 done
 
 say "the arena command is .venv/bin/arena (or run 'source .venv/bin/activate', then arena)"

@@ -161,6 +161,11 @@ class TournamentCreateSerializer(serializers.Serializer[Any]):
     params = serializers.DictField(default=dict, help_text="rule options (GET /api/games/)")
     rounds = serializers.IntegerField(default=1, min_value=1)
     duplicate = serializers.BooleanField(default=True)
+    official = serializers.BooleanField(
+        default=False,
+        help_text="staff only: its matches are rated when played under the ladder's rules "
+        "(params and duplicate as the ladder's); everyone else's tournaments are unrated",
+    )  # fmt: skip
 
 
 class ProgressSerializer(serializers.Serializer[Any]):
@@ -198,6 +203,8 @@ class TournamentSerializer(serializers.Serializer[Any]):
     params = serializers.DictField()
     rounds = serializers.IntegerField()
     duplicate = serializers.BooleanField()
+    official = serializers.BooleanField(help_text="made official by staff")
+    rated = serializers.BooleanField(help_text="its matches move ladder ratings")
     status = serializers.CharField()
     created_by = serializers.CharField(source="created_by.username")
     created_at = serializers.DateTimeField()
@@ -248,6 +255,11 @@ class BoardResultSerializer(serializers.Serializer[Any]):
 
 class MatchSerializer(serializers.ModelSerializer[Match]):
     seats = SeatSerializer(many=True)
+    rated = serializers.BooleanField(
+        read_only=True,
+        help_text="whether it moves ladder ratings: the ladder's own matches and official "
+        "tournaments' under the ladder's rules; challenges and authors' tournaments never",
+    )  # fmt: skip
     boards = serializers.SerializerMethodField(
         help_text="a finished duplicate match scored board by board (what ratings use); null "
         "for a plain or unfinished match"
@@ -255,8 +267,8 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
 
     class Meta:
         model = Match
-        fields = ["id", "game", "params", "duplicate", "origin", "status", "tournament", "round",
-                  "queued_at", "started_at", "finished_at", "seats", "boards"]  # fmt: skip
+        fields = ["id", "game", "params", "duplicate", "origin", "rated", "status", "tournament",
+                  "round", "queued_at", "started_at", "finished_at", "seats", "boards"]  # fmt: skip
 
     @extend_schema_field(BoardResultSerializer(allow_null=True))
     def get_boards(self, match: Match) -> dict[str, Any] | None:

@@ -45,10 +45,12 @@ app.conf.update(
 
 def queue_config(prefix: str = "") -> dict[str, Any]:
     """Queues and routes. Validation and matches have queues of their own, so a long tournament
-    never delays a validation; ``prefix`` (ARENA_QUEUE_PREFIX) lets several deployments, or
-    test runs, share one broker."""
+    never delays a validation, and rated matches (the ladder's, official tournaments') one apart
+    from unrated ones (``matches.services`` routes each); ``prefix`` (ARENA_QUEUE_PREFIX) lets
+    several deployments, or test runs, share one broker."""
     names = {queue: prefix + queue for queue in QUEUES}
     return {
+        "arena_queue_prefix": prefix,
         "task_queues": [Queue(name) for name in names.values()],
         "task_default_queue": names["default"],
         "task_routes": {
@@ -58,6 +60,12 @@ def queue_config(prefix: str = "") -> dict[str, Any]:
     }
 
 
-QUEUES = ("default", "validation", "matches")
+QUEUES = ("default", "validation", "rated", "matches")
 app.conf.update(queue_config(os.environ.get("ARENA_QUEUE_PREFIX", "").strip()))
+
+
+def queue_name(queue: str) -> str:
+    """The broker's name of one of :data:`QUEUES` in this deployment."""
+    assert queue in QUEUES, queue
+    return str(app.conf.arena_queue_prefix) + queue
 app.autodiscover_tasks()

@@ -195,6 +195,15 @@ REST_KNOX = {
 }
 # Unranked challenge matches a user may request per hour (staff are not limited).
 ARENA_CHALLENGES_PER_HOUR = read_int(env, "ARENA_CHALLENGES_PER_HOUR", default=30, minimum=0)
+# Quotas on unrated play (matches.quotas): matches one request may create (everyone), unrated
+# matches a user may ask for per hour and have waiting at once (staff are not limited).
+ARENA_MATCHES_PER_REQUEST = read_int(env, "ARENA_MATCHES_PER_REQUEST", default=500, minimum=1)
+ARENA_UNRATED_MATCHES_PER_HOUR = read_int(
+    env, "ARENA_UNRATED_MATCHES_PER_HOUR", default=600, minimum=0
+)
+ARENA_UNRATED_QUEUED_PER_USER = read_int(
+    env, "ARENA_UNRATED_QUEUED_PER_USER", default=200, minimum=0
+)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Card Arena API",
     "DESCRIPTION": "Upload card-game bots, run tournaments and challenges, read ladders and "

@@ -6,7 +6,6 @@ A challenge is a match of origin ``challenge`` on no ladder, so the rating task 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -22,6 +21,7 @@ from bots.models import Bot, BotVersion
 from bots.selectors import bots_ready_to_play
 from matches import formats
 from matches.models import Challenge, Match, MatchOrigin
+from matches.quotas import unrated_quota_check
 from matches.services import MatchSpec, matches_create
 
 CHALLENGE_WINDOW = timedelta(hours=1)
@@ -34,14 +34,13 @@ def challenge_create(
     opponent_ids: Sequence[int],
     duplicate: bool = True,
     params: dict[str, Any] | None = None,
-    seed: int | None = None,
 ) -> Match:
     """An unranked match of the user's bot against the opponents' current versions, queued
     once the transaction commits.
 
-    Each user may ask for ``ARENA_CHALLENGES_PER_HOUR`` of them per hour (staff without limit);
-    the count is taken under a lock on the user's row, so concurrent requests cannot both slip
-    under it.
+    Each user may ask for ``ARENA_CHALLENGES_PER_HOUR`` of them per hour (staff without limit),
+    within the quotas on all their unrated matches (``matches.quotas``); the counts are taken
+    under a lock on the user's row, so concurrent requests cannot both slip under them.
     """
     bot = Bot.objects.filter(pk=bot_id).first()
     if bot is None or bot.owner_id != user.pk:
@@ -66,9 +65,8 @@ def challenge_create(
         *bots_ready_to_play(game=bot.game, bot_ids=opponent_ids, field="opponents"),
     ]
     versions: list[BotVersion] = [b.current_version for b in entrants if b.current_version]
-    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     with transaction.atomic():
-        User.objects.select_for_update().filter(pk=user.pk).first()
+        unrated_quota_check(user=user, count=1)  # locks the user's row for the count below
         limit: int = settings.ARENA_CHALLENGES_PER_HOUR
         since = timezone.now() - CHALLENGE_WINDOW
         recent = Challenge.objects.filter(requested_by=user, created_at__gte=since).count()
@@ -78,7 +76,8 @@ def challenge_create(
             )
         [match] = matches_create(
             game=bot.game, params=rules.params_dict(), duplicate=duplicate,
-            origin=MatchOrigin.CHALLENGE, specs=[MatchSpec(entrants=versions, seed=seed)],
+            origin=MatchOrigin.CHALLENGE, specs=[MatchSpec(entrants=versions)],
+            requested_by_id=user.pk,
         )  # fmt: skip
         Challenge.objects.create(requested_by=user, match=match)
     return match

@@ -2,10 +2,36 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
 from bots.models import Bot, BotVersion
+
+
+class SeedField(models.CharField):  # type: ignore[type-arg]
+    """A match seed of up to 128 bits (``matches.seeds``), an ``int`` in Python and decimal
+    text in the database (no database integer holds 128 bits, and SQLite's decimals are
+    floats)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["max_length"] = 40
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self) -> Any:
+        name, path, args, kwargs = super().deconstruct()
+        del kwargs["max_length"]
+        return name, path, args, kwargs
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> int | None:
+        return None if value is None else int(value)
+
+    def to_python(self, value: Any) -> int | None:
+        return None if value is None else int(value)
+
+    def get_prep_value(self, value: Any) -> str | None:
+        return None if value is None else str(int(value))
 
 
 class MatchStatus(models.TextChoices):
@@ -41,9 +67,12 @@ class MatchOrigin(models.TextChoices):
 
 
 class Match(models.Model):
+    """A match to play. It is rated exactly when it has a ``ladder``: ``ratings.policy`` decides
+    that once, when the match is created (``matches.services.matches_create``)."""
+
     game = models.CharField(max_length=32)
     params = models.JSONField(default=dict)
-    seed = models.BigIntegerField()
+    seed = SeedField(help_text="128 random bits; published with the replay once finished")
     duplicate = models.BooleanField(default=True)
     origin = models.CharField(max_length=16, choices=MatchOrigin.choices)
     tournament = models.ForeignKey(
@@ -52,8 +81,13 @@ class Match(models.Model):
     )  # fmt: skip
     round = models.PositiveIntegerField(null=True, blank=True)
     ladder = models.ForeignKey(
-        "ratings.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
-    )
+        "ratings.Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches",
+        help_text="the ladder that rates it; empty: unrated",
+    )  # fmt: skip
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+        related_name="requested_matches", help_text="who asked for it (none: the ladder)",
+    )  # fmt: skip
     status = models.CharField(max_length=16, choices=MatchStatus.choices, default="queued")
     attempts = models.PositiveSmallIntegerField(default=0, help_text="times a worker claimed it")
     run_token = models.UUIDField(null=True, blank=True, help_text="the current claim")
@@ -77,10 +111,15 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "deadline"], name="match_status_deadline"),
             models.Index(fields=["ladder", "status", "rated_at"], name="match_unrated"),
+            models.Index(fields=["requested_by", "queued_at"], name="match_requested"),
         ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game})"
+
+    @property
+    def rated(self) -> bool:
+        return self.ladder_id is not None
 
 
 class MatchSeat(models.Model):

@@ -99,9 +99,12 @@ class OpponentRecord:
         return self.wins + self.draws / 2
 
 
-def bot_record(*, bot_id: int) -> list[OpponentRecord]:
-    """The bot's record against every opponent it met, most met first (one query)."""
-    met = MatchSeat.objects.filter(bot_id=bot_id, match__status=MatchStatus.FINISHED)
+def bot_record(*, bot_id: int, rated: bool) -> list[OpponentRecord]:
+    """The bot's record against every opponent it met in rated (or else unrated) matches,
+    most met first (one query)."""
+    met = MatchSeat.objects.filter(
+        bot_id=bot_id, match__status=MatchStatus.FINISHED, match__ladder__isnull=not rated
+    )
     rows = (
         MatchSeat.objects.filter(match_id__in=met.values("match_id"))
         .order_by("match_id", "seat")

@@ -25,11 +25,13 @@ from django.db.models import F
 from django.utils import timezone
 
 import engine
-from arena.celery import HARD_TIME_LIMIT_S
+from arena.celery import HARD_TIME_LIMIT_S, queue_name
 from bots.models import BotVersion
 from matches import formats
+from matches.audit import AuditFailure, audit_result
 from matches.execution import PlatformFailure, Played, SeatBot, fault_summary, play
 from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
+from matches.seeds import new_seed
 
 #: a claim outlives the task's hard time limit, after which the worker process is gone anyway
 MATCH_LEASE = timedelta(seconds=HARD_TIME_LIMIT_S + 60)
@@ -40,7 +42,6 @@ class MatchSpec:
     """One match to create: the versions of its entrants (one per entrant, not per seat)."""
 
     entrants: Sequence[BotVersion]
-    seed: int
     round: int | None = None
 
 
@@ -52,23 +53,31 @@ def matches_create(
     origin: str,
     specs: Sequence[MatchSpec],
     tournament_id: int | None = None,
-    ladder_id: int | None = None,
+    official: bool = False,
+    requested_by_id: int | None = None,
 ) -> list[Match]:
     """Create matches with one seat row per seat, and queue them once the transaction commits.
 
+    Whether they are rated is decided here, by ``ratings.policy`` (from the origin, the
+    tournament's being official and the rules); each gets a fresh seed (``matches.seeds``).
     Team games seat each entrant in both seats of its side (the same version twice)."""
+    from ratings.policy import rating_ladder
+
     rules = formats.load(game, params)
     layout = formats.seat_entrants(rules)
+    ladder = rating_ladder(game=game, params=rules.params_dict(), duplicate=duplicate,
+                           origin=origin, official=official)  # fmt: skip
     with transaction.atomic():
         matches = Match.objects.bulk_create(
             Match(
                 game=game,
                 params=rules.params_dict(),
-                seed=spec.seed,
+                seed=new_seed(),
                 duplicate=duplicate,
                 origin=origin,
                 tournament_id=tournament_id,
-                ladder_id=ladder_id,
+                ladder=ladder,
+                requested_by_id=requested_by_id,
                 round=spec.round,
             )  # fmt: skip
             for spec in specs
@@ -90,10 +99,16 @@ def matches_create(
 
 
 def _enqueue(match_ids: Sequence[int]) -> None:
+    """Send the matches' run tasks: rated ones to a queue of their own, which workers serve
+    beside the one for unrated matches, so a flood of challenges never holds up the ladder."""
     from matches.tasks import run_match_task
 
+    rated = set(
+        Match.objects.filter(pk__in=match_ids, ladder__isnull=False).values_list("id", flat=True)
+    )
     for match_id in match_ids:
-        run_match_task.delay(match_id)
+        queue = queue_name("rated" if match_id in rated else "matches")
+        run_match_task.apply_async((match_id,), queue=queue)
 
 
 def match_transition(
@@ -172,8 +187,9 @@ def match_record_result(
     *, match: Match, token: uuid.UUID, played: Played, seats: Sequence[MatchSeat]
 ) -> bool:
     """Record a played match exactly once: False (and nothing written) if the claim is stale.
-    A duplicate match's boards are stored with it (``Match.boards``), so that ratings and
-    pages never need to decompress the replay."""
+    The result is audited first (``matches.audit``): one that does not re-derive from its
+    replay ends the match in ``error`` instead. A duplicate match's boards are stored with it
+    (``Match.boards``), so that ratings and pages never need to decompress the replay."""
     from ratings.services import ladder_rate_soon
     from tournaments.services import tournament_match_recorded
 
@@ -181,6 +197,15 @@ def match_record_result(
     replay = json.dumps(result.replay, separators=(",", ":")).encode()
     match_id = match.pk
     boards = engine.boards_of_result(result) or None  # a set with no board: one result
+    try:  # what is stored must re-derive, or it does not count
+        audit_result(
+            game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
+            replay=json.loads(replay), scores=result.scores, placings=result.placings,
+            boards=boards,
+        )  # fmt: skip
+    except AuditFailure as err:
+        return match_record_error(match_id=match_id, token=token, error=f"audit: {err}",
+                                  replay=replay)  # fmt: skip
     with transaction.atomic():
         if not match_transition(
             match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.FINISHED, token=token,
@@ -203,8 +228,11 @@ def match_record_result(
     return True
 
 
-def match_record_error(*, match_id: int, token: uuid.UUID, error: str) -> bool:
-    """A platform failure: the match ends in ``error``, charged to no bot and never rated."""
+def match_record_error(
+    *, match_id: int, token: uuid.UUID, error: str, replay: bytes | None = None
+) -> bool:
+    """A platform failure: the match ends in ``error``, charged to no bot and never rated.
+    ``replay``: what was played, kept for the operator (the site shows no replay of it)."""
     from tournaments.services import tournament_match_recorded
 
     with transaction.atomic():
@@ -212,6 +240,10 @@ def match_record_error(*, match_id: int, token: uuid.UUID, error: str) -> bool:
             match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.ERROR, token=token,
             finished_at=timezone.now(), deadline=None, error=error[:10_000],
         )  # fmt: skip
+        if recorded and replay is not None:
+            MatchReplay.objects.update_or_create(
+                match_id=match_id, defaults={"data": zlib.compress(replay, 1), "size": len(replay)}
+            )
         if recorded:
             tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
             if tournament_id is not None:
@@ -228,6 +260,7 @@ def match_requeue(*, match_id: int) -> bool:
                 attempts=0, error="", finished_at=None, started_at=None, worker="",
                 queued_at=timezone.now(),
             ):  # fmt: skip
+                MatchReplay.objects.filter(match_id=match_id).delete()  # an audit's evidence
                 _reopen_tournament(match_id)
                 transaction.on_commit(lambda: _enqueue([match_id]))
                 return True

@@ -16,9 +16,11 @@ def reap_task() -> None:
     from bots.services import botversions_reap, botversions_redispatch
     from matches.services import matches_reap, matches_redispatch
     from ratings.services import ladders_rate_overdue
+    from tournaments.services import tournaments_reschedule
 
     matches_reap()
     matches_redispatch()
     botversions_reap()
     botversions_redispatch()
     ladders_rate_overdue()
+    tournaments_reschedule()

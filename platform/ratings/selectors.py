@@ -6,12 +6,14 @@ import json
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection, transaction
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
@@ -64,15 +66,22 @@ TREND_MATCHES = 10
 
 
 def ladder_rows(*, game: str) -> list[LadderRow]:
-    """The whole ladder with place statistics and trend, in three queries however long."""
-    ratings = list(ladder_standings(game=game))
-    stats: dict[int, Any] = {
-        row["bot_id"]: row
-        for row in MatchSeat.objects.filter(match__game=game, match__status=MatchStatus.FINISHED)
-        .values("bot_id")
-        .annotate(wins=Count("match_id", filter=Q(place=1), distinct=True), average=Avg("place"))
-    }
-    trends = _trends(game)
+    """The whole ladder with place statistics and trend, in three queries however long, read
+    in one snapshot. Every figure counts the same matches: those the ladder has rated (neither
+    unrated play nor a finished match still waiting for its rating)."""
+    with one_snapshot():
+        ratings = list(ladder_standings(game=game))
+        stats: dict[int, Any] = {
+            row["bot_id"]: row
+            for row in MatchSeat.objects.filter(
+                match__ladder__game=game, match__rated_at__isnull=False
+            )
+            .values("bot_id")
+            .annotate(
+                wins=Count("match_id", filter=Q(place=1), distinct=True), average=Avg("place")
+            )
+        }
+        trends = _trends(game)
     return [
         LadderRow(
             rank=rank,
@@ -225,9 +234,10 @@ def ladder_strengths(
 
 def seat_fairness(*, game: str, limit: int = FAIRNESS_WINDOW) -> fairness.SeatFairness:
     """Results by seat and by dealer position over the game's most recent ``limit`` finished
-    matches (every origin: tournaments, ladder and challenges), from their replays."""
+    rated matches (under the ladder's rules, so every one is dealt alike), from their
+    replays."""
     stored = (
-        MatchReplay.objects.filter(match__game=game, match__status=MatchStatus.FINISHED)
+        MatchReplay.objects.filter(match__ladder__game=game, match__status=MatchStatus.FINISHED)
         .order_by("-match__finished_at", "-match_id")
         .values_list("data", flat=True)[:limit]
     )
@@ -307,14 +317,29 @@ def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: fl
 
 
 def ladder_rows_current(*, game: str) -> list[LadderRow]:
-    """:func:`ladder_rows`, computed again when a rating of the ladder changes (its statistics
-    aggregate every finished match of the game: hundreds of milliseconds for a ladder of
-    100,000 matches). Place statistics of unrated matches (challenges) show with the ladder's
-    next rated match."""
+    """:func:`ladder_rows`, computed again when the ladder rates a match (its statistics
+    aggregate every rated match of the game: hundreds of milliseconds for a ladder of 100,000
+    matches). The stamp is the ladder's count of rated matches with its bots' latest change,
+    and the rows only count rated matches, so a cached row holds one moment of the ladder."""
     stamp = Rating.objects.filter(ladder__game=game).aggregate(
-        bots=Count("pk"), changed=Max("updated_at")
+        bots=Count("pk"), changed=Max("updated_at"), rated=Max("ladder__rated_count")
     )
     changed = stamp["changed"].timestamp() if stamp["changed"] else 0
     return _cached(
-        f"ladder-rows:{game}", lambda: ladder_rows(game=game), stamp=(stamp["bots"], changed)
-    )
+        f"ladder-rows:{game}", lambda: ladder_rows(game=game),
+        stamp=(stamp["bots"], changed, stamp["rated"]),
+    )  # fmt: skip
+
+
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """Run the reads inside in one snapshot of the database (PostgreSQL's repeatable read), so
+    that a rating committed between two of them cannot make their figures disagree; inside an
+    outer transaction, or on SQLite (whose transactions already read one snapshot), it is a
+    plain atomic block."""
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield

@@ -15,6 +15,10 @@ New versions come first: any entrant whose current version has played fewer than
 ``NEW_VERSION_GAMES`` games (counting the matches planned in this call) is seated before the
 priorities are consulted, with the opponents it is least sure about, so a fresh upload gets its
 first games at once.
+
+No table seats two entrants of one author (Halite's rule: a bot could lose on purpose to its
+sibling, or soft-play a table to its sibling's profit); candidates without an author (the
+house's reference bots) are exempt.
 """
 
 from __future__ import annotations
@@ -41,6 +45,12 @@ class Candidate:
     bot: int
     version_games: int
     capacity: int
+    author: int | None = None  # two entrants of one author never share a table (None: exempt)
+
+
+def apart(a: Candidate, b: Candidate) -> bool:
+    """Whether ``a`` and ``b`` may sit at one table: not two bots of one author (soft play)."""
+    return a.author is None or a.author != b.author
 
 
 def pair_key(a: int, b: int) -> tuple[int, int]:
@@ -98,25 +108,39 @@ def plan_tables(
             break
         new = [c for c in free if c.version_games + joined[c.bot] < NEW_VERSION_GAMES]
         if new:
-            table = [min(new, key=lambda c: (c.version_games + joined[c.bot], rng.random())).bot]
+            seated = [min(new, key=lambda c: (c.version_games + joined[c.bot], rng.random()))]
         elif math.comb(len(free), table_size) <= MAX_TABLES_SCORED:
+            allowed = [
+                t for t in itertools.combinations(free, table_size)
+                if all(apart(a, b) for a, b in itertools.combinations(t, 2))
+            ]  # fmt: skip
+            if not allowed:
+                break
             best = max(
-                itertools.combinations(free, table_size),
+                allowed,
                 key=lambda t: (sum(priority(a.bot, b.bot) for a, b in itertools.combinations(t, 2)),
                                rng.random()),
             )  # fmt: skip
-            table = [c.bot for c in best]
+            seated = list(best)
         else:
-            pair = max(
-                itertools.combinations(free, 2),
-                key=lambda p: (priority(p[0].bot, p[1].bot), rng.random()),
+            pairs: list[tuple[Candidate, Candidate]] = [
+                p for p in itertools.combinations(free, 2) if apart(*p)
+            ]
+            if not pairs:
+                break
+            first, second = max(pairs, key=lambda p: (priority(p[0].bot, p[1].bot), rng.random()))
+            seated = [first, second]
+        while len(seated) < table_size:
+            rest = [c for c in free if c not in seated and all(apart(c, s) for s in seated)]
+            if not rest:
+                break
+            seated.append(
+                max(rest, key=lambda x: (sum(priority(s.bot, x.bot) for s in seated),
+                                         rng.random()))  # fmt: skip
             )
-            table = [pair[0].bot, pair[1].bot]
-        while len(table) < table_size:
-            rest = [c.bot for c in free if c.bot not in table]
-            table.append(
-                max(rest, key=lambda x: (sum(priority(t, x) for t in table), rng.random()))
-            )
+        if len(seated) < table_size:  # nobody left who may join this table
+            break
+        table = [c.bot for c in seated]
         rng.shuffle(table)
         tables.append(table)
         for bot in table:

@@ -30,7 +30,15 @@ class Tournament(models.Model):
     params = models.JSONField(default=dict)
     rounds = models.PositiveSmallIntegerField(default=1)
     duplicate = models.BooleanField(default=True)
-    seed = models.BigIntegerField()
+    seed = models.BigIntegerField(help_text="shuffles the schedule (match seeds are apart)")
+    official = models.BooleanField(
+        default=False, help_text="staff made it count: rated if played under the ladder's rules"
+    )
+    rated = models.BooleanField(default=False, help_text="its matches are rated")
+    planned_matches = models.PositiveIntegerField(default=0, help_text="its schedule's size")
+    scheduled_at = models.DateTimeField(
+        null=True, blank=True, help_text="when its matches were created (by a task)"
+    )
     status = models.CharField(
         max_length=16, choices=TournamentStatus.choices, default=TournamentStatus.RUNNING
     )

@@ -52,6 +52,8 @@ def tournament_progress(*, tournament: Tournament) -> Progress:
         running=Count("id", filter=Q(status=MatchStatus.RUNNING)),
         failed=Count("id", filter=Q(status=MatchStatus.ERROR)),
     )
+    # until its scheduling task has run, the matches it will have
+    counts["total"] = max(counts["total"], tournament.planned_matches)
     return Progress(**counts)
 
 
@@ -118,7 +120,8 @@ def tournaments_with_progress(*, limit: int, running_only: bool = False) -> list
         ).order_by("-id")[:limit]
     )
     for t in rows:
-        t.progress = Progress(t.done, t.total, t.running, t.failed)  # type: ignore[attr-defined]
+        total = max(t.total, t.planned_matches)  # type: ignore[attr-defined]
+        t.progress = Progress(t.done, total, t.running, t.failed)  # type: ignore[attr-defined]
     return rows
 
 

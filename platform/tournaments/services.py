@@ -1,9 +1,10 @@
 """Writes for tournaments and the continuous ladder's scheduler.
 
-A tournament is created in one transaction with its entries and every match of its schedule
-(``tournaments.schedule``), pinned to the entrants' current versions; the matches are queued
-after commit. It is closed by the service that records its last match (under a lock on the
-tournament row, so two last matches finishing together cannot both miss it), not by a chord.
+A tournament is created in one transaction with its entries, pinned to the entrants' current
+versions; a task then creates every match of its schedule (``tournaments.schedule``) in one
+transaction, and the matches are queued after that commits. It is closed by the service that
+records its last match (under a lock on the tournament row, so two last matches finishing
+together cannot both miss it), not by a chord.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,15 +22,18 @@ from django.utils import timezone
 
 import engine
 from arena.errors import ApplicationError
+from bots.house import HOUSE_USERNAME
 from bots.models import Bot, BotVersion, BotVersionStatus
 from bots.selectors import bots_ready_to_play
 from matches import formats
 from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus
+from matches.quotas import matches_per_request_check, unrated_quota_check
 from matches.results import ranks_of
 from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
+from ratings.policy import rating_ladder
 from ratings.selectors import match_rankings
-from ratings.services import ladder_for_game, ladders_ensure
+from ratings.services import ladders_ensure
 from ratings.strength import fit_matches
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
@@ -47,9 +52,15 @@ def tournament_create(
     params: dict[str, Any] | None = None,
     rounds: int = 1,
     duplicate: bool = True,
+    official: bool = False,
     seed: int | None = None,
 ) -> Tournament:
-    """Create a round robin of ``bot_ids`` (their current versions) and queue its matches."""
+    """Create a round robin of ``bot_ids`` (their current versions, pinned now); its matches
+    are created by a task once this commits (:func:`tournament_schedule`), so a request never
+    waits for hundreds of them. ``official`` (staff and operators only: the caller decides)
+    makes it rated when it is played under the ladder's rules (``ratings.policy``); otherwise
+    it is unrated and counts against its creator's quotas (``matches.quotas``). ``seed`` only
+    shuffles the schedule: every match draws its own seed."""
     if game not in engine.available_games():
         message = f"unknown game {game!r} (one of {', '.join(engine.available_games())})"
         raise ApplicationError(message, code="unknown_game", field="game")
@@ -60,39 +71,101 @@ def tournament_create(
     if not 1 <= rounds <= MAX_ROUNDS:
         raise ApplicationError(f"rounds must be 1 to {MAX_ROUNDS}", code="invalid", field="rounds")
     bots = bots_ready_to_play(game=game, bot_ids=bot_ids)
+    rated = rating_ladder(game=game, params=rules.params_dict(), duplicate=duplicate,
+                          origin=MatchOrigin.TOURNAMENT, official=official) is not None  # fmt: skip
+    if rated:
+        one_bot_per_author(bots)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    table_size = formats.entrants_per_match(rules)
     try:
-        tables = round_robin_tables(len(bots), table_size, rounds, seed=seed)
+        tables = round_robin_tables(len(bots), formats.entrants_per_match(rules), rounds,
+                                    seed=seed)  # fmt: skip
     except ScheduleError as err:
         raise ApplicationError(str(err), code="too_few_bots", field="bots") from None
-    per_round = tables_per_round(len(bots), table_size)
-    rng = random.Random(seed)
-    ladder = ladder_for_game(game=game)
     with transaction.atomic():
+        if rated:
+            matches_per_request_check(count=len(tables))
+        else:
+            unrated_quota_check(user=created_by, count=len(tables))
         tournament = Tournament.objects.create(
             name=name[:100] or f"{game} round robin", game=game, params=rules.params_dict(),
             rounds=rounds, duplicate=duplicate, seed=seed, created_by=created_by,
+            official=official, rated=rated, planned_matches=len(tables),
         )  # fmt: skip
-        versions = [_current(bot) for bot in bots]
         TournamentEntry.objects.bulk_create(
-            TournamentEntry(tournament=tournament, index=i, bot=bot, bot_version=versions[i])
+            TournamentEntry(tournament=tournament, index=i, bot=bot, bot_version=_current(bot))
             for i, bot in enumerate(bots)
         )
-        specs = [
-            MatchSpec(
-                entrants=[versions[i] for i in table],
-                seed=rng.randrange(2**31),
-                round=index // per_round + 1,
-            )  # fmt: skip
-            for index, table in enumerate(tables)
-        ]
-        matches_create(
-            game=game, params=rules.params_dict(), duplicate=duplicate,
-            origin=MatchOrigin.TOURNAMENT, specs=specs, tournament_id=tournament.pk,
-            ladder_id=ladder.pk,
-        )  # fmt: skip
+        transaction.on_commit(lambda: _send_schedule(tournament.pk))
     return tournament
+
+
+def one_bot_per_author(bots: Sequence[Bot]) -> None:
+    """Refuse two bots of one author at a rated table (Halite's rule against soft play and
+    chip dumping); the house's reference bots are the platform's own and exempt."""
+    authors = Counter(_author(b) for b in bots)
+    shared = sorted({b.owner.username for b in bots if _author(b) and authors[_author(b)] > 1})
+    if shared:
+        raise ApplicationError(
+            f"a rated tournament takes one bot per author; {', '.join(shared)} entered more",
+            code="same_author", field="bots",
+        )  # fmt: skip
+
+
+def _author(bot: Bot) -> int | None:
+    """The author whose other bots ``bot`` may not meet at a rated table (None: the house)."""
+    return None if bot.owner.username == HOUSE_USERNAME else bot.owner_id
+
+
+def _send_schedule(tournament_id: int) -> None:
+    from tournaments.tasks import schedule_tournament_task
+
+    schedule_tournament_task.delay(tournament_id)
+
+
+def tournament_schedule(*, tournament_id: int) -> int:
+    """Create the tournament's matches from its entries and seed, once (the tournament row is
+    locked and ``scheduled_at`` set in the same transaction: a second delivery creates
+    nothing); how many were created."""
+    with transaction.atomic():
+        tournament = (
+            Tournament.objects.select_for_update()
+            .filter(pk=tournament_id, scheduled_at__isnull=True).first()
+        )  # fmt: skip
+        if tournament is None:
+            return 0
+        entries = list(tournament.entries.select_related("bot_version").order_by("index"))
+        if tournament.status == TournamentStatus.RUNNING:
+            rules = formats.load(tournament.game, tournament.params)
+            tables = round_robin_tables(len(entries), formats.entrants_per_match(rules),
+                                        tournament.rounds, seed=tournament.seed)  # fmt: skip
+            per_round = tables_per_round(len(entries), formats.entrants_per_match(rules))
+            specs = [
+                MatchSpec(entrants=[entries[i].bot_version for i in table],
+                          round=index // per_round + 1)  # fmt: skip
+                for index, table in enumerate(tables)
+            ]
+            matches_create(
+                game=tournament.game, params=tournament.params, duplicate=tournament.duplicate,
+                origin=MatchOrigin.TOURNAMENT, specs=specs, tournament_id=tournament.pk,
+                official=tournament.official, requested_by_id=tournament.created_by_id,
+            )  # fmt: skip
+        else:  # cancelled before its matches were made
+            specs = []
+        tournament.scheduled_at = timezone.now()
+        tournament.save(update_fields=["scheduled_at"])
+    return len(specs)
+
+
+def tournaments_reschedule(*, older_than: timedelta = timedelta(seconds=30)) -> int:
+    """Send again the scheduling task of tournaments still without their matches (its message
+    was lost with the broker); how many."""
+    stale = Tournament.objects.filter(
+        scheduled_at__isnull=True, created_at__lt=timezone.now() - older_than
+    ).values_list("id", flat=True)
+    ids = list(stale)
+    for tournament_id in ids:
+        _send_schedule(tournament_id)
+    return len(ids)
 
 
 def _current(bot: Bot) -> BotVersion:
@@ -111,7 +184,7 @@ def tournament_match_recorded(*, tournament_id: int) -> bool:
     """Called in the transaction that recorded one of its matches: close the tournament if no
     match is left to play. True if this call closed it."""
     locked = Tournament.objects.select_for_update().filter(
-        pk=tournament_id, status=TournamentStatus.RUNNING
+        pk=tournament_id, status=TournamentStatus.RUNNING, scheduled_at__isnull=False
     )
     if not locked.exists():
         return False
@@ -175,7 +248,7 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     bots = [
         b for b in Bot.objects.filter(
             game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
-        ).select_related("current_version")
+        ).select_related("current_version", "owner")
         if busy[b.pk] < MAX_PENDING_PER_BOT
     ]  # fmt: skip
     size = formats.entrants_per_match(formats.load(ladder.game, ladder.params))
@@ -191,18 +264,16 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     met = meetings_of([[b for b, _ in ranks_of(orders[0])] for orders in rankings]
                       + [list(table) for table in queued.values()])  # fmt: skip
     tables = plan_tables(
-        candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk]) for b in bots],
+        candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk], _author(b))
+                    for b in bots],  # fmt: skip
         fit=fit_matches(rankings), meetings=met,
         table_size=size, count=free, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}
-    specs = [
-        MatchSpec(entrants=[_current(by_id[pk]) for pk in table], seed=rng.randrange(2**31))
-        for table in tables
-    ]
+    specs = [MatchSpec(entrants=[_current(by_id[pk]) for pk in table]) for table in tables]
     if not specs:
         return []
     return matches_create(
         game=ladder.game, params=ladder.params, duplicate=ladder.duplicate,
-        origin=MatchOrigin.LADDER, specs=specs, ladder_id=ladder.pk,
+        origin=MatchOrigin.LADDER, specs=specs,
     )  # fmt: skip

@@ -9,3 +9,11 @@ def schedule_ladders_task() -> None:
     from tournaments.services import ladders_schedule
 
     ladders_schedule()
+
+
+@shared_task(name="arena.tournaments.schedule")
+def schedule_tournament_task(tournament_id: int) -> None:
+    """Create a new tournament's matches (at most ARENA_MATCHES_PER_REQUEST) off the request."""
+    from tournaments.services import tournament_schedule
+
+    tournament_schedule(tournament_id=tournament_id)

@@ -63,10 +63,19 @@ class TournamentForm(ServiceErrorMixin, forms.Form):
         initial=True,
     )  # fmt: skip
 
-    def __init__(self, *args: Any, candidates: list[Bot], **kwargs: Any) -> None:
+    official = forms.BooleanField(
+        label=_("Official: rated on the ladder if played under the ladder's rules"),
+        required=False,
+    )  # fmt: skip
+
+    def __init__(
+        self, *args: Any, candidates: list[Bot], staff: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         field: Any = self.fields["bots"]
         field.choices = [(b.pk, f"{b.owner.username}/{b.name} ({b.game})") for b in candidates]
+        if not staff:  # only staff make tournaments count
+            del self.fields["official"]
 
 
 class TokenForm(ServiceErrorMixin, forms.Form):

@@ -130,7 +130,8 @@ def _bot_page(
         "strength": next(
             (s for s in ladder_strengths_current(game=bot.game) if s.bot_id == bot.pk), None
         ),
-        "record": bot_record(bot_id=bot.pk),
+        "record": bot_record(bot_id=bot.pk, rated=True),
+        "unrated_record": bot_record(bot_id=bot.pk, rated=False),
         "matches": recent_matches(limit=RECENT, bot_id=bot.pk),
         "fault_help": FAULT_HELP,
     }
@@ -242,15 +243,16 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 def tournament_new(request: HttpRequest) -> HttpResponse:
     game = game_info(request.POST.get("game") or request.GET.get("game") or GAMES[0].key)
     candidates = list(playable_bots(game=game.key))
-    form = TournamentForm(request.POST or None, candidates=candidates,
+    user: User = request.user  # type: ignore[assignment]
+    form = TournamentForm(request.POST or None, candidates=candidates, staff=user.is_staff,
                           initial={"game": game.key})  # fmt: skip
     if request.method == "POST" and form.is_valid():
-        user: User = request.user  # type: ignore[assignment]
         data = form.cleaned_data
         try:
             tournament = tournament_create(
                 created_by=user, name=data["name"], game=data["game"], bot_ids=data["bots"],
                 rounds=data["rounds"], duplicate=data["duplicate"],
+                official=data.get("official", False),
             )  # fmt: skip
         except ApplicationError as error:
             form.add_service_error(error)

@@ -42,21 +42,25 @@ from matches.services import (
     matches_create,
     matches_reap,
 )
-from ratings.models import RatingChange
+from ratings.models import Ladder, RatingChange
 from ratings.services import ladder_for_game
 from tests.platform.factories import CRASHES, active_bot, finished_match
 
 pytestmark = pytest.mark.django_db
 
 
-def queued_match(game: str, bots: list[Bot]) -> Match:
-    ladder = ladder_for_game(game=game)
+def queued_match(game: str, bots: list[Bot], *, duplicate: bool = True) -> Match:
+    """A rated match under short rules (the ladder's, for the test)."""
+    params = {"target": 300} if game == "belote" else {}
+    Ladder.objects.filter(pk=ladder_for_game(game=game).pk).update(
+        params=params, duplicate=duplicate
+    )
     versions = [b.current_version for b in bots]
     [match] = matches_create(
-        game=game, params={"target": 300} if game == "belote" else {}, duplicate=True,
-        origin=MatchOrigin.CHALLENGE, specs=[MatchSpec(entrants=versions, seed=3)],  # type: ignore[list-item]
-        ladder_id=ladder.pk,
+        game=game, params=params, duplicate=duplicate,
+        origin=MatchOrigin.LADDER, specs=[MatchSpec(entrants=versions)],  # type: ignore[list-item]
     )  # fmt: skip
+    assert match.rated
     return match
 
 
@@ -97,7 +101,7 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_stale_claim_records_nothing(held_matches: list[int]) -> None:
     bots = [active_bot("barbu") for _ in range(4)]
-    match = queued_match("barbu", bots)
+    match = queued_match("barbu", bots, duplicate=False)
     assert held_matches == [match.pk]  # this test plays it by hand
     token = match_claim(match_id=match.pk, worker="w1")
     assert token is not None and match_claim(match_id=match.pk, worker="w2") is None

@@ -161,7 +161,7 @@ def test_the_reaper_recovers_a_match_whose_worker_was_killed(start_worker: Start
     versions = [BotVersion.objects.get(pk=v.pk) for v in bots]
     [match] = matches_create(
         game="belote", params={"target": 300}, duplicate=True, origin=MatchOrigin.CHALLENGE,
-        specs=[MatchSpec(entrants=versions, seed=5)], ladder_id=ladder_for_game(game="belote").pk,
+        specs=[MatchSpec(entrants=versions)],
     )  # fmt: skip
     wait_until(lambda: (match.refresh_from_db() or match.status) == "running", [first],
                "the claim")  # fmt: skip

@@ -12,7 +12,6 @@ from bots.models import BotVersion, BotVersionStatus
 from bots.services import bot_create_with_version
 from matches.models import MatchOrigin, MatchStatus
 from matches.services import MatchSpec, matches_create
-from ratings.services import ladder_for_game
 from tests.platform.factories import CRASHES, FIRST_LEGAL, UserFactory
 from tests.platform.test_reliability import wait_until
 from tests.platform.workers import StartWorker
@@ -110,8 +109,7 @@ def test_hostile_bots_get_their_verdicts_and_a_snooper_finds_nothing(
 
     [match] = matches_create(
         game="belote", params={"target": 300}, duplicate=True, origin=MatchOrigin.CHALLENGE,
-        specs=[MatchSpec(entrants=[honest, snooper], seed=3)],
-        ladder_id=ladder_for_game(game="belote").pk,
+        specs=[MatchSpec(entrants=[honest, snooper])],
     )  # fmt: skip
     wait_until(lambda: (match.refresh_from_db() or match.status) != MatchStatus.QUEUED
                and match.status != MatchStatus.RUNNING, [worker], "the match")  # fmt: skip

@@ -16,17 +16,26 @@ from matches.models import Match, MatchOrigin, MatchStatus
 from matches.services import match_claim, match_record_error
 from ratings.services import ladder_for_game
 from tests.platform.factories import BotFactory, active_bot, add_version, finished_match
-from tournaments.models import TournamentStatus
+from tournaments.models import Tournament, TournamentStatus
 from tournaments.selectors import tournament_progress, tournament_table
-from tournaments.services import ladder_schedule, tournament_cancel, tournament_create
+from tournaments.services import (
+    ladder_schedule,
+    tournament_cancel,
+    tournament_create,
+    tournament_schedule,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def create(game: str, bots: list, **kwargs: object):  # type: ignore[no-untyped-def]
-    return tournament_create(
+    """A tournament with its matches (the scheduling task, which its creation queues on
+    commit, run here)."""
+    tournament = tournament_create(
         created_by=bots[0].owner, name="t", game=game, bot_ids=[b.pk for b in bots], **kwargs
     )
+    tournament_schedule(tournament_id=tournament.pk)
+    return tournament
 
 
 @pytest.fixture
@@ -165,7 +174,9 @@ def test_the_run_tournament_command_creates_and_reports(no_run: list) -> None:
     call_command("run_tournament", "--game", "barbu", *ids, "--param", "mode=geronimo",
                  "--by", bots[0].owner.username, stdout=out)  # fmt: skip
     text = out.getvalue()
-    assert "running: 0/1 matches done" in text and str(bots[0]) in text
+    assert "unrated" in text and "running: 0/1 matches done" in text and str(bots[0]) in text
+    assert not Match.objects.exists()  # a task schedules them once the creation commits
+    tournament_schedule(tournament_id=Tournament.objects.get().pk)  # that task
     assert Match.objects.get().params["mode"] == "geronimo"
     with pytest.raises(CommandError, match="expected NAME=VALUE"):
         call_command("run_tournament", "--game", "barbu", *ids, "--param", "geronimo")

@@ -24,10 +24,11 @@ from matches import formats
 from matches.execution import play
 from matches.models import Match, MatchOrigin, MatchSeat
 from matches.services import MatchSpec, match_claim, match_record_result, matches_create
+from ratings.models import Ladder
 from ratings.services import ladder_for_game
 from tests.platform.factories import FIRST_LEGAL, UserFactory, active_bot, add_version
 from tournaments.models import Tournament
-from tournaments.services import tournament_create
+from tournaments.services import tournament_create, tournament_schedule
 
 pytestmark = pytest.mark.django_db
 SEATS_HAND = re.compile(r'"hands":\s*(\[\[.*?\]\])')
@@ -45,13 +46,15 @@ def record_played(match: Match, *, logs: Sequence[str] = ()) -> Match:
     return Match.objects.get(pk=match.pk)
 
 
-def new_match(game: str, versions: Sequence[BotVersion], params: dict[str, Any] | None = None,
-              seed: int = 5) -> Match:  # fmt: skip
-    ladder = ladder_for_game(game=game)
+def new_match(game: str, versions: Sequence[BotVersion],
+              params: dict[str, Any] | None = None) -> Match:  # fmt: skip
+    """A rated match: the ladder's rules are set to ``params`` first."""
+    Ladder.objects.filter(pk=ladder_for_game(game=game).pk).update(params=params or {})
     (match,) = matches_create(
         game=game, params=params or {}, duplicate=True, origin=MatchOrigin.LADDER,
-        specs=[MatchSpec(entrants=list(versions), seed=seed)], ladder_id=ladder.pk,
+        specs=[MatchSpec(entrants=list(versions))],
     )  # fmt: skip
+    assert match.rated
     return match
 
 
@@ -248,6 +251,7 @@ def test_tournament_page_progress_partial_standings_and_create_form(
     response = client.post("/tournaments/new/", form)
     tournament = Tournament.objects.get(name="Cup")
     assert response.status_code == 302 and response["Location"] == f"/tournaments/{tournament.pk}/"
+    tournament_schedule(tournament_id=tournament.pk)  # its task, queued on commit
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert f'hx-get="/tournaments/{tournament.pk}/progress/"' in page
     assert "0 of 3 matches played" in page

@@ -1,4 +1,5 @@
-"""Round-robin tournaments: anyone reads them; any signed-in user creates one."""
+"""Round-robin tournaments: anyone reads them; any signed-in user creates an unrated one
+(within quotas), staff official ones."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,17 +32,21 @@ class TournamentListView(generics.ListAPIView[Tournament]):
 
     @extend_schema(
         request=TournamentCreateSerializer,
-        responses={201: CreatedSerializer, **errors(400, 401)},
-        summary="Create a round robin; its matches are queued at once",
+        responses={201: CreatedSerializer, **errors(400, 401, 403, 429)},
+        summary="Create a round robin (unrated unless staff make it official); its matches "
+        "are scheduled by a task within seconds",
     )
     def post(self, request: Request) -> Response:
         given = TournamentCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
+        user = user_of(request)
+        if data["official"] and not user.is_staff:
+            raise PermissionDenied("only staff can make a tournament official (rated)")
         tournament = tournament_create(
-            created_by=user_of(request), name=data["name"], game=data["game"],
+            created_by=user, name=data["name"], game=data["game"],
             bot_ids=data["bots"], params=data["params"], rounds=data["rounds"],
-            duplicate=data["duplicate"],
+            duplicate=data["duplicate"], official=data["official"],
         )  # fmt: skip
         return Response({"id": tournament.pk}, status=status.HTTP_201_CREATED)
 

@@ -26,7 +26,11 @@ class Command(BaseCommand):
         who.add_argument("--bot", type=int, action="append", help="bot id (repeatable)")
         parser.add_argument("--name", default="")
         parser.add_argument("--rounds", type=int, default=1)
-        parser.add_argument("--seed", type=int)
+        parser.add_argument("--seed", type=int, help="shuffles the schedule only")
+        parser.add_argument(
+            "--official", action="store_true",
+            help="rated on the game's ladder if played under the ladder's rules",
+        )  # fmt: skip
         parser.add_argument("--single", action="store_true", help="no duplicate deals")
         parser.add_argument("--param", action="append", default=[], metavar="NAME=JSON")
         parser.add_argument("--by", default=HOUSE_USERNAME, help="username creating it")
@@ -56,11 +60,12 @@ class Command(BaseCommand):
             tournament = tournament_create(
                 created_by=creator, name=opts["name"] or f"{game} round robin", game=game,
                 bot_ids=bot_ids, params=params, rounds=opts["rounds"],
-                duplicate=not opts["single"], seed=opts["seed"],
+                duplicate=not opts["single"], seed=opts["seed"], official=opts["official"],
             )  # fmt: skip
         except ApplicationError as err:
             raise CommandError(err.message) from None
-        self.stdout.write(f"tournament {tournament.pk}: {tournament}")
+        rated = "rated" if tournament.rated else "unrated"
+        self.stdout.write(f"tournament {tournament.pk}: {tournament}, {rated}")
         deadline = time.monotonic() + opts["wait"]
         while True:
             tournament.refresh_from_db()
