@@ -312,9 +312,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     print()
     print(_("recent matches:") if recent else _("no matches yet"))
     for match in sorted(recent.values(), key=lambda m: -m["id"])[: args.matches]:
-        print("  " + _("match {id} {game} {origin} {status}: {seats}").format(
+        print("  " + _("match {id} {game} {origin} {status} ({rated}): {seats}").format(
             id=match["id"], game=match["game"], origin=match["origin"], status=match["status"],
-            seats=_seats_line(match, ids),
+            rated=_rated(match), seats=_seats_line(match, ids),
         ))  # fmt: skip
     return 0
 
@@ -332,8 +332,8 @@ def cmd_challenge(args: argparse.Namespace) -> int:
     others = ", ".join(f"{s['bot']['owner']}/{s['bot']['name']}" for s in match["seats"]
                        if s["bot"]["id"] != bot["id"])  # fmt: skip
     print(
-        _("match {id} queued: {bot} vs {others}").format(
-            id=match["id"], bot=bot["name"], others=others
+        _("match {id} queued ({rated}): {bot} vs {others}").format(
+            id=match["id"], rated=_rated(match), bot=bot["name"], others=others
         )
     )
     if not args.wait:
@@ -412,6 +412,11 @@ def _seats_line(match: dict[str, Any], highlight: set[int]) -> str:
         fault = f" ({seat['fault']})" if seat["fault"] else ""
         entrants.setdefault(bot["id"], f"{mark}{bot['owner']}/{bot['name']}{place}{fault}")
     return ", ".join(entrants.values())
+
+
+def _rated(match: dict[str, Any]) -> str:
+    """Whether the match moves ladder ratings (challenges and authors' tournaments never do)."""
+    return _("rated") if match.get("rated") else _("unrated")
 
 
 def _tail(text: str, lines: int) -> str:

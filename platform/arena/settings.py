@@ -199,10 +199,10 @@ ARENA_CHALLENGES_PER_HOUR = read_int(env, "ARENA_CHALLENGES_PER_HOUR", default=3
 # matches a user may ask for per hour and have waiting at once (staff are not limited).
 ARENA_MATCHES_PER_REQUEST = read_int(env, "ARENA_MATCHES_PER_REQUEST", default=500, minimum=1)
 ARENA_UNRATED_MATCHES_PER_HOUR = read_int(
-    env, "ARENA_UNRATED_MATCHES_PER_HOUR", default=600, minimum=0
+    env, "ARENA_UNRATED_MATCHES_PER_HOUR", default=1000, minimum=0
 )
 ARENA_UNRATED_QUEUED_PER_USER = read_int(
-    env, "ARENA_UNRATED_QUEUED_PER_USER", default=200, minimum=0
+    env, "ARENA_UNRATED_QUEUED_PER_USER", default=500, minimum=0
 )
 SPECTACULAR_SETTINGS = {
     "TITLE": "Card Arena API",

@@ -15,7 +15,8 @@ from django.contrib.auth.models import User
 from pytest_django.live_server_helper import LiveServer
 
 import engine
-from ratings.models import RatingChange
+from ratings.models import Ladder, RatingChange
+from ratings.services import ladder_for_game
 from sandbox.client import Api, ClientError, Upload
 from tests.platform.factories import CRASHES, FIRST_LEGAL
 from tests.platform.workers import StartWorker, Worker
@@ -95,9 +96,14 @@ def test_the_whole_flow_through_the_api(live_server: LiveServer, start_worker: S
         ada.call("POST", "/api/tournaments/", body={
             "game": "belote", "bots": [*players, crasher["id"]], "params": {"target": 300},
         })  # fmt: skip
+    # ada is an operator here: her tournament is official, under the ladder's rules (which the
+    # ladder fixes at target 300 for this test), so it is rated
+    User.objects.filter(username="ada").update(is_staff=True)
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 300})
     tournament = ada.call("POST", "/api/tournaments/", body={
         "name": "api e2e", "game": "belote", "bots": players, "params": {"target": 300},
-        "rounds": 1, "duplicate": True})  # fmt: skip
+        "rounds": 1, "duplicate": True, "official": True})  # fmt: skip
+    assert anonymous.get(f"/api/tournaments/{tournament['id']}/")["rated"] is True
     detail = wait_for(
         lambda: (t := anonymous.get(f"/api/tournaments/{tournament['id']}/"))["status"]
         == "finished" and t, worker, "the tournament")  # fmt: skip
@@ -131,7 +137,7 @@ def test_the_whole_flow_through_the_api(live_server: LiveServer, start_worker: S
                     if other != seat:
                         assert set(deal["hands"][other]) == {"??"}
 
-    # the ladder rates every tournament match
+    # the ladder rates every match of the official tournament
     def rated() -> list[dict[str, Any]] | None:
         rows = anonymous.get("/api/ladders/belote/")["results"]
         return rows if sorted(r["games"] for r in rows) == [2, 2, 2] else None

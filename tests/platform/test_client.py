@@ -71,12 +71,13 @@ def test_login_submit_challenge_status_replay(
     done = arena(env, "challenge", "mine", "bob/theirs", "--param", "target=300", "--wait")
     assert done.returncode == 0, done.stdout + done.stderr
     match_id = int(done.stdout.split()[1])
+    assert f"match {match_id} queued (unrated)" in done.stdout
     assert f"match {match_id} finished" in done.stdout
 
     done = arena(env, "status")
     assert done.returncode == 0, done.stderr
     assert "mine" in done.stdout and "crasher" in done.stdout
-    assert f"match {match_id} belote challenge finished" in done.stdout
+    assert f"match {match_id} belote challenge finished (unrated)" in done.stdout
 
     done = arena(env, "replay", str(match_id), "-o", str(tmp_path / "full.json"))
     assert done.returncode == 0, done.stderr

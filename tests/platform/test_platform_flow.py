@@ -28,7 +28,7 @@ from matches.selectors import match_replay
 from matches.services import MatchSpec, matches_create, matches_reap
 from matches.tasks import run_match_task
 from ops.services import heartbeat_send
-from ratings.models import Rating, RatingChange
+from ratings.models import Ladder, Rating, RatingChange
 from ratings.selectors import ladder_standings
 from ratings.services import ladder_for_game, ladder_recompute
 from tests.platform.factories import CRASHES, FIRST_LEGAL, SLOW, UserFactory
@@ -96,10 +96,12 @@ def test_uploads_validate_and_a_round_robin_plays_on_a_worker(start_worker: Star
     assert cached == {v.sha256 for v in versions}
 
     bots = list(Bot.objects.filter(current_version__status="active").order_by("name"))
-    tournament = tournament_create(
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 500})
+    tournament = tournament_create(  # official under the ladder's rules: rated
         created_by=bots[0].owner, name="e2e", game="belote", bot_ids=[b.pk for b in bots],
-        params={"target": 500}, rounds=2,
+        params={"target": 500}, rounds=2, official=True,
     )  # fmt: skip
+    assert tournament.rated
     wait_until(lambda: (tournament.refresh_from_db() or tournament.status) != "running",
                [worker], "the tournament")  # fmt: skip
     assert tournament.status == TournamentStatus.FINISHED
@@ -159,10 +161,12 @@ def test_the_reaper_recovers_a_match_whose_worker_was_killed(start_worker: Start
     wait_until(lambda: BotVersion.objects.filter(status="active").count() == 2, [first],
                "validation")  # fmt: skip
     versions = [BotVersion.objects.get(pk=v.pk) for v in bots]
-    [match] = matches_create(
-        game="belote", params={"target": 300}, duplicate=True, origin=MatchOrigin.CHALLENGE,
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 300})
+    [match] = matches_create(  # a ladder match, so that its rating is checked too
+        game="belote", params={"target": 300}, duplicate=True, origin=MatchOrigin.LADDER,
         specs=[MatchSpec(entrants=versions)],
     )  # fmt: skip
+    assert match.rated
     wait_until(lambda: (match.refresh_from_db() or match.status) == "running", [first],
                "the claim")  # fmt: skip
     time.sleep(1.0)  # well inside the match (several seconds of deliberate thinking)

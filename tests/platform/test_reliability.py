@@ -29,13 +29,13 @@ from matches.results import SeatResult, bot_results, pairwise_points
 from matches.selectors import match_replay
 from matches.services import matches_reap
 from matches.tasks import run_match_task
-from ratings.models import Rating, RatingChange
+from ratings.models import Ladder, Rating, RatingChange
 from ratings.services import ladder_for_game, ladder_recompute, ladders_rate_overdue
 from tests.platform.factories import SLOW, active_bot
 from tests.platform.workers import StartWorker, Worker
 from tournaments.models import Tournament, TournamentStatus
 from tournaments.selectors import tournament_table
-from tournaments.services import tournament_create
+from tournaments.services import tournament_create, tournament_schedule
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -106,11 +106,16 @@ def wait_playing(worker: Worker, others: list[Worker]) -> Match:
 def slow_tournament(bots: int, source: str = SLOW, rounds: int = 1) -> Tournament:
     """A Belote round robin of ``bots`` slow bots (their versions stored, already active)."""
     entrants = [active_bot("belote", source=source) for _ in range(bots)]
-    organiser = User.objects.create(username="organiser")
-    return tournament_create(
+    organiser = User.objects.create(username="organiser", is_staff=True)
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params=PARAMS)
+    tournament = tournament_create(  # official, under the ladder's rules: rated
         created_by=organiser, name="faults", game="belote", bot_ids=[b.pk for b in entrants],
-        params=PARAMS, rounds=rounds,
+        params=PARAMS, rounds=rounds, official=True,
     )  # fmt: skip
+    # its scheduling task, run here so the test knows its matches at once (the message that
+    # creation sent then finds it scheduled and creates nothing)
+    tournament_schedule(tournament_id=tournament.pk)
+    return tournament
 
 
 def finished(tournament: Tournament) -> bool:
