@@ -46,15 +46,18 @@ def record_played(match: Match, *, logs: Sequence[str] = ()) -> Match:
     return Match.objects.get(pk=match.pk)
 
 
-def new_match(game: str, versions: Sequence[BotVersion],
-              params: dict[str, Any] | None = None) -> Match:  # fmt: skip
-    """A rated match: the ladder's rules are set to ``params`` first."""
+def new_match(game: str, versions: Sequence[BotVersion], params: dict[str, Any] | None = None,
+              seed: int = 5) -> Match:  # fmt: skip
+    """A rated match: the ladder's rules are set to ``params`` first. Its fresh random seed is
+    replaced by ``seed``, so that the pages tests look at the same deals every run."""
     Ladder.objects.filter(pk=ladder_for_game(game=game).pk).update(params=params or {})
     (match,) = matches_create(
         game=game, params=params or {}, duplicate=True, origin=MatchOrigin.LADDER,
         specs=[MatchSpec(entrants=list(versions))],
     )  # fmt: skip
     assert match.rated
+    Match.objects.filter(pk=match.pk).update(seed=seed)
+    match.refresh_from_db()
     return match
 
 
