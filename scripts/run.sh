@@ -59,6 +59,15 @@ for game_rounds in belote:2 bauer:2 barbu:6 badugi:1; do
     $python manage.py run_tournament --game "$game" --house --rounds "$rounds" --official --wait 900
 done
 
+if [ "${ARENA_EXECUTION:-inline}" != celery ]; then
+    # no beat and no worker here: one process keeps the ladders playing beside the site, so a
+    # new upload gets its first rated matches within a minute
+    say "the ladder: matches keep being played in the background (manage.py play_ladder)"
+    $python manage.py play_ladder --every 10 > var/ladder.log 2>&1 &
+    ladder=$!
+    trap 'kill "$ladder" 2>/dev/null; wait "$ladder" 2>/dev/null || true' EXIT
+fi
+
 say "the arena command is .venv/bin/arena (or run 'source .venv/bin/activate', then arena)"
 say "serving http://$address/ (admin at /admin/); Ctrl-C stops"
 $python manage.py runserver "$address"

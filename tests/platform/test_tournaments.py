@@ -180,3 +180,27 @@ def test_the_run_tournament_command_creates_and_reports(no_run: list) -> None:
     assert Match.objects.get().params["mode"] == "geronimo"
     with pytest.raises(CommandError, match="expected NAME=VALUE"):
         call_command("run_tournament", "--game", "barbu", *ids, "--param", "geronimo")
+
+
+@override_settings(ARENA_LADDER_QUEUE_DEPTH=2)
+@pytest.mark.django_db(transaction=True)
+def test_play_ladder_plays_and_rates_the_ladder_without_celery() -> None:
+    """The quick start's ladder: with inline execution, one top-up plays its matches in the
+    sandbox and rates them, in this process."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from ratings.models import Ladder, Rating
+
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 300})
+    for game in ("bauer", "barbu", "badugi"):  # this test plays Belote only
+        Ladder.objects.filter(pk=ladder_for_game(game=game).pk).update(scheduling=False)
+    bots = [active_bot("belote") for _ in range(3)]
+    out = StringIO()
+    call_command("play_ladder", "--rounds", "1", "--every", "0", stdout=out)
+    assert "ladder: played 2 matches (belote 2)" in out.getvalue()
+    matches = Match.objects.filter(origin=MatchOrigin.LADDER)
+    assert [m.status for m in matches] == [MatchStatus.FINISHED] * 2
+    assert all(m.rated_at is not None for m in matches)
+    assert Rating.objects.filter(bot__in=bots).count() == 3
