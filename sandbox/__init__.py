@@ -8,7 +8,7 @@ This package may import ``engine`` (for the agent types) but never Django.
 from .agent import SandboxedAgent
 from .bwrap import SandboxUnavailable
 from .limits import DEFAULT_LIMITS, Limits
-from .package import BotPackage, BotPackageError, PackageCaps, load_bot
+from .package import BotPackage, BotPackageError, PackageCaps, load_bot, single_file_suffixes
 from .protocol import PROTOCOL_VERSION
 from .runtimes import RUNTIMES
 
@@ -23,4 +23,5 @@ __all__ = [
     "SandboxUnavailable",
     "SandboxedAgent",
     "load_bot",
+    "single_file_suffixes",
 ]

@@ -156,6 +156,13 @@ def load_bot(path: str | os.PathLike[str], *, caps: PackageCaps | None = None) -
     return package
 
 
+def single_file_suffixes() -> str:
+    """The suffixes a bot given as one source file may have (".cc, .cpp, ... or .py"), from the
+    table that decides its runtime: the upload page and this module's refusals both say it."""
+    suffixes = sorted(SUFFIX_RUNTIMES)
+    return ", ".join(suffixes[:-1]) + " or " + suffixes[-1]
+
+
 def _single_file(source: Path, root: Path, caps: PackageCaps) -> dict[str, Any]:
     size = source.stat().st_size
     if size > caps.max_unpacked_bytes:
@@ -166,10 +173,9 @@ def _single_file(source: Path, root: Path, caps: PackageCaps) -> dict[str, Any]:
     if runtime is None and head == b"\x7fELF":
         runtime = "native"
     if runtime is None:
-        known = ", ".join(sorted(SUFFIX_RUNTIMES))
         raise BotPackageError(
-            f"{source.name}: cannot tell the runtime (use {known}, a static executable, "
-            "or a .zip with bot.toml)"
+            f"{source.name}: cannot tell the runtime (use a {single_file_suffixes()} file, "
+            "a static executable, or a .zip with bot.toml)"
         )
     name = _safe_name(source.name, caps)
     mode = 0o755 if runtime == "native" else 0o644

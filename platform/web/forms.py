@@ -6,10 +6,12 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from arena.errors import ApplicationError
 from bots.models import Bot
+from sandbox import single_file_suffixes
 from web.games import GAMES
 
 
@@ -28,11 +30,14 @@ class ServiceErrorMixin:
 class NewBotForm(ServiceErrorMixin, forms.Form):
     name = forms.CharField(label=_("Bot name"), max_length=64)
     game = forms.ChoiceField(label=_("Game"), choices=[(g.key, g.name) for g in GAMES])
-    file = forms.FileField(
-        label=_("Program"),
-        help_text=_("A single .py or .js file, a static executable, or a .zip with a bot.toml "
-                    "(at most 8 MiB)."),
-    )
+    file = forms.FileField(label=_("Program"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = gettext(
+            "A single %(suffixes)s file, a static executable, or a .zip with a bot.toml "
+            "(at most 8 MiB)."
+        ) % {"suffixes": single_file_suffixes()}
 
 
 class VersionForm(ServiceErrorMixin, forms.Form):

@@ -27,6 +27,7 @@ from api.selectors import tokens_live
 from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
 from arena.security import client_address, login_failed, login_refused, over_limit
+from bots import starters
 from bots.models import Bot
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
@@ -46,6 +47,7 @@ from ratings.selectors import (
     rating_histories,
     seat_fairness_current,
 )
+from sandbox import single_file_suffixes
 from tournaments.models import Tournament
 from tournaments.selectors import (
     tournament_faults,
@@ -230,6 +232,24 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             return redirect("bot", bot_id=version.bot_id)
     status = 400 if request.method == "POST" else 200
     return render(request, "web/bot_new.html", {"form": form}, status=status)
+
+
+def write_a_bot(request: HttpRequest) -> HttpResponse:
+    """The first page of a new author: a starter kit per game and language, what may be
+    uploaded, and where the rules and the protocol are."""
+    return render(request, "web/write_a_bot.html", {
+        "games": GAMES, "kits": starters.KITS, "suffixes": single_file_suffixes(),
+    })  # fmt: skip
+
+
+def starter_kit(request: HttpRequest, game: str, kit: str) -> HttpResponse:
+    info = game_info(game)
+    if kit not in starters.KITS_BY_KEY:
+        raise Http404(_("There is no such starter kit."))
+    response = HttpResponse(starters.kit_zip(game=info.key, key=kit),
+                            content_type="application/zip")  # fmt: skip
+    response["Content-Disposition"] = f'attachment; filename="{info.key}-{kit}.zip"'
+    return response
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
