@@ -276,6 +276,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for path in args.replays:
         try:
             replay = _read_replay(path)
+            if replay.get("viewpoint"):
+                failed += 1
+                print(_("{path}: not verifiable: seat {seat}'s view has no seed or deck; verify "
+                        "the whole replay (arena replay ID)").format(
+                    path=path, seat=replay["viewpoint"]["seat"]))  # fmt: skip
+                continue
             states = engine.resimulate(replay)
         except (ReplayFileError, ValueError, KeyError, TypeError) as err:
             failed += 1
@@ -293,7 +299,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_view(args: argparse.Namespace) -> int:
     replay = _read_replay(args.replay)
-    if args.seat is not None:
+    viewpoint = replay.get("viewpoint")
+    if args.seat is not None and viewpoint and viewpoint["seat"] != args.seat:
+        raise UsageError(
+            _("{path} is already seat {seat}'s view: it cannot show another seat's").format(
+                path=args.replay, seat=viewpoint["seat"]
+            )
+        )
+    if args.seat is not None and not viewpoint:
         replay = engine.seat_view(replay, args.seat)
     for line in render_replay(replay, args.game):
         print(line)

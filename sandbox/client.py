@@ -236,7 +236,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
                            files={"file": upload})  # fmt: skip
         bot_id, version = created["id"], created["current_version"]
         print(
-            _("created bot {bot} ({game}), id {id}").format(bot=args.bot, game=args.game, id=bot_id)
+            _("created bot {bot} ({game}), bot id {id}").format(
+                bot=args.bot, game=args.game, id=bot_id
+            )
         )
     else:
         if existing["game"] != args.game:
@@ -249,7 +251,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         version = api.call("POST", f"/api/bots/{bot_id}/versions/", body={},
                            files={"file": upload})  # fmt: skip
     print(
-        _("uploaded version {number} of {bot} (id {id}); validating").format(
+        _("uploaded version {number} of {bot} (version id {id}); validating").format(
             number=version["number"], bot=args.bot, id=version["id"]
         )
     )
@@ -329,8 +331,10 @@ def cmd_challenge(args: argparse.Namespace) -> int:
         "bot": bot["id"], "opponents": opponents, "duplicate": not args.single,
         "params": parse_params(args.param),
     })  # fmt: skip
-    others = ", ".join(f"{s['bot']['owner']}/{s['bot']['name']}" for s in match["seats"]
-                       if s["bot"]["id"] != bot["id"])  # fmt: skip
+    others = ", ".join(dict.fromkeys(  # a team's bot holds two seats: named once
+        f"{s['bot']['owner']}/{s['bot']['name']}" for s in match["seats"]
+        if s["bot"]["id"] != bot["id"]
+    ))  # fmt: skip
     print(
         _("match {id} queued ({rated}): {bot} vs {others}").format(
             id=match["id"], rated=_rated(match), bot=bot["name"], others=others

@@ -82,9 +82,34 @@ def _deal(game: str, deal: dict[str, Any], names: list[str]) -> Iterator[str]:
         yield from _betting(deal["events"])
     else:
         yield from _tricks(deal["events"], len(names))
-    public = {k: v for k, v in deal["info"].items() if v is not None}
-    yield "     " + _("summary: {info}").format(info=json.dumps(public, separators=(", ", ": ")))
+    yield "     " + _("summary: {info}").format(info=summary_text(deal["info"]))
     yield "     " + _("scores: {scores}").format(scores=" ".join(str(s) for s in deal["scores"]))
+
+
+def summary_text(info: dict[str, Any]) -> str:
+    """A deal's public summary (docs/replay-format.md) as words: ``trump h · taker 0 · card
+    points 86 76``; empty entries (null, empty lists) are left out, per-seat lists read in
+    seat order and lists of lists (Badugi's final hands) are grouped by seat with ``|``."""
+    parts = []
+    for key, value in info.items():
+        if value is None or value == [] or value == {}:
+            continue
+        parts.append(f"{key.replace('_', ' ')} {_value_text(value)}")
+    return " · ".join(parts)
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, list):
+        if any(isinstance(item, list) for item in value):
+            return " | ".join(_value_text(item) if item else "-" for item in value)
+        return " ".join("-" if item is None else _value_text(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value_text(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _tricks(events: list[dict[str, Any]], seats: int) -> Iterator[str]:

@@ -58,6 +58,7 @@ def test_login_submit_challenge_status_replay(
     done = arena(env, "submit", str(bot), "--bot", "mine", "--game", "belote")
     assert done.returncode == 0, done.stdout + done.stderr + worker.log.read_text()[-2000:]
     assert "created bot mine" in done.stdout and "version 1: active" in done.stdout
+    assert ", bot id " in done.stdout and "(version id " in done.stdout  # two ids, named
     bot.write_text(FIRST_LEGAL + "# version two\n")
     done = arena(env, "submit", str(bot), "--bot", "mine", "--game", "belote")
     assert done.returncode == 0 and "version 2: active" in done.stdout, done.stdout + done.stderr
@@ -71,7 +72,7 @@ def test_login_submit_challenge_status_replay(
     done = arena(env, "challenge", "mine", "bob/theirs", "--param", "target=300", "--wait")
     assert done.returncode == 0, done.stdout + done.stderr
     match_id = int(done.stdout.split()[1])
-    assert f"match {match_id} queued (unrated)" in done.stdout
+    assert f"match {match_id} queued (unrated): mine vs bob/theirs\n" in done.stdout  # once
     assert f"match {match_id} finished" in done.stdout
 
     done = arena(env, "status")

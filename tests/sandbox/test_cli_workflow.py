@@ -165,3 +165,26 @@ def test_a_bad_sandbox_setting_is_one_line(bwrap_ok: None) -> None:
         arena("validate", bot, "--game", "barbu", env={"ARENA_SANDBOX_UID_BASE": "lots"}),
         "ARENA_SANDBOX_UID_BASE='lots': expected a whole number such as 60000",
     )
+
+
+def test_a_downloaded_seat_view_can_be_viewed_and_is_not_called_corrupt(tmp_path: Path) -> None:
+    """A replay saved as one seat saw it (``arena replay --seat N``): viewing it as that seat
+    works, another seat is one line, and verify says why it cannot re-simulate it."""
+    from engine import seat_view
+
+    out = tmp_path / "belote.json"
+    played = arena("play", "belote", *["builtin:heuristic"] * 4, "--param", "target=200",
+                   "--replay", str(out))  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    view = tmp_path / "seat1.json"
+    view.write_text(json.dumps(seat_view(json.loads(out.read_text()), 1)))
+    same = arena("view", str(view), "--seat", "1")
+    assert same.returncode == 0 and "seed not shown, as seat 1 saw it" in same.stdout, same.stderr
+    summaries = [line for line in same.stdout.splitlines() if "summary:" in line]
+    assert summaries and all("{" not in line for line in summaries)  # words, not JSON
+    assert "summary: upcard " in summaries[0] and " · trump " in summaries[0]
+    one_line_error(arena("view", str(view), "--seat", "2"),
+                   f"{view} is already seat 1's view: it cannot show another seat's")  # fmt: skip
+    verify = arena("verify", str(view))
+    assert verify.returncode == 1 and "INVALID" not in verify.stdout
+    assert f"{view}: not verifiable: seat 1's view has no seed or deck" in verify.stdout
