@@ -125,6 +125,7 @@ LANGUAGES = [("en", "English"), ("ko", "한국어")]
 LOCALE_PATHS = [BASE_DIR / "platform" / "arena" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
+FORMAT_MODULE_PATH = ["arena.formats"]  # dates as the reader's language writes them
 USE_TZ = True
 
 STATIC_URL = "static/"

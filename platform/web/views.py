@@ -28,7 +28,7 @@ from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
 from arena.security import client_address, login_failed, login_refused, over_limit
 from bots import starters
-from bots.models import Bot
+from bots.models import Bot, BotVersion, BotVersionStatus
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
 from matches.challenges import challenge_create
@@ -170,8 +170,7 @@ def bot_upload_version(request: HttpRequest, bot_id: int) -> HttpResponse:
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, _("Version %(number)d is stored and will be validated.")
-                             % {"number": version.number})  # fmt: skip
+            messages.add_message(request, *_version_banner(version, first=False))
             return redirect("bot", bot_id=bot.pk)
     return _bot_page(request, bot, version_form=form, status=400)
 
@@ -190,7 +189,10 @@ def bot_challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, _("The challenge is queued."))
+            match.refresh_from_db(fields=["status"])  # inline execution has played it already
+            messages.success(request, _("The challenge is queued.")
+                             if match.status == MatchStatus.QUEUED
+                             else _("The challenge was played: its result is below."))  # fmt: skip
             return redirect("match", match_id=match.pk)
     return _bot_page(request, bot, challenge_form=form, status=400)
 
@@ -227,8 +229,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         except ApplicationError as error:
             form.add_service_error(error)
         else:
-            messages.success(request, _("Your bot is stored; its first version is being "
-                                        "validated."))  # fmt: skip
+            messages.add_message(request, *_version_banner(version, first=True))
             return redirect("bot", bot_id=version.bot_id)
     status = 400 if request.method == "POST" else 200
     return render(request, "web/bot_new.html", {"form": form}, status=status)
@@ -250,6 +251,22 @@ def starter_kit(request: HttpRequest, game: str, kit: str) -> HttpResponse:
                             content_type="application/zip")  # fmt: skip
     response["Content-Disposition"] = f'attachment; filename="{info.key}-{kit}.zip"'
     return response
+
+
+def _version_banner(version: BotVersion, *, first: bool) -> tuple[int, str]:
+    """The upload's banner (level, text): the version's state now (inline execution validates
+    it before the page answers; a worker does it later)."""
+    version.refresh_from_db(fields=["status"])
+    number = {"number": version.number}
+    if version.status == BotVersionStatus.ACTIVE:
+        text = _("Version %(number)d passed its validation: it plays now.") % number
+        return messages.SUCCESS, text
+    if version.status == BotVersionStatus.REJECTED:
+        text = _("Version %(number)d was rejected in validation: the reason is below.") % number
+        return messages.WARNING, text
+    if first:
+        return messages.SUCCESS, _("Your bot is stored; its first version is being validated.")
+    return messages.SUCCESS, _("Version %(number)d is stored and will be validated.") % number
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:

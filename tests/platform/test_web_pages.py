@@ -436,3 +436,30 @@ def test_long_ladders_are_paged_by_a_hundred(client: Client, held_matches: list[
     second = client.get("/ladder/badugi/?page=2").content.decode().split("Strength with 95 %")[0]
     assert ranks.findall(second) == ["101", "102"] and 'href="?page=1"' in second
     assert client.get("/ladder/badugi/?page=99").status_code == 200  # the last page
+
+
+def test_dates_follow_the_readers_language(client: Client, recorded: Any) -> None:
+    """Not Django's American 12/05/2026 in English; Korean as Korean writes it."""
+    match = recorded("barbu")
+    assert match.finished_at is not None
+    day = match.finished_at
+    english = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f"{day.day} {day:%b} {day.year}, {day:%H:%M}" in english
+    assert f"{day:%m/%d/%Y}" not in english
+    client.cookies["django_language"] = "ko"
+    korean = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f"{day.year}-{day.month}-{day.day}" in korean
+
+
+def test_upload_banners_say_the_state_the_version_is_in(
+    client: Client, transactional_db: None
+) -> None:
+    """Inline execution validates the upload before the page answers: the banner says so."""
+    from tests.platform.factories import FIRST_LEGAL
+
+    client.force_login(UserFactory())
+    page = client.post("/bots/new/", {
+        "name": "banner", "game": "belote",
+        "file": SimpleUploadedFile("bot.py", FIRST_LEGAL.encode()),
+    }, follow=True).content.decode()  # fmt: skip
+    assert "passed its validation: it plays now" in page and "being validated" not in page
