@@ -22,6 +22,7 @@ WORKDIR /app
 COPY pyproject.toml setup.py README.md ./
 COPY engine engine
 COPY sandbox sandbox
+COPY arena_cli arena_cli
 # the engine's rules compiled by mypyc: the workers' referees run them 1.3–2× faster
 RUN ARENA_COMPILE_ENGINE=1 pip install .
 # the python3 runtime's pinned scientific set (numpy), read-only, bound into every Python bot

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,3 +89,28 @@ def option_meanings(game: str, rules_dir: Path = RULES_DIR, language: str = "en"
         return {}
     section = text[heading.end() :].split("\n## ", 1)[0]
     return {m.group(1): m.group(2).split(" | ")[-1].strip() for m in _OPTION_ROW.finditer(section)}
+
+
+#: short rules for a validation smoke match (``arena validate``, the platform's upload check):
+#: with duplicate play the bot plays every seat once
+SMOKE_PARAMS: dict[str, dict[str, Any]] = {
+    "belote": {"target": 300},
+    "bauer": {"start_points": 3},
+    "barbu": {"mode": "base"},
+    "badugi": {"hands": 12},
+}
+
+
+def parse_option_words(raw: list[str]) -> dict[str, Any]:
+    """``["mode=geronimo", "doubling=true"]`` -> rule options: JSON values, else the bare word;
+    ``ValueError`` carrying the item for one without ``=``."""
+    params: dict[str, Any] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(item)
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-extract the translatable strings of the site into platform/arena/locale/{ko,en} and of the arena
-# command (sandbox/, with argparse's own) into sandbox/locale/ko; fail if a catalogue has an
+# command (arena_cli/, with argparse's own) into arena_cli/locale/ko; fail if a catalogue has an
 # untranslated (empty) or fuzzy entry; then compile them. Run from anywhere; the arguments choose
 # the parts (default: site arena).
 set -euo pipefail
@@ -10,17 +10,17 @@ parts=" ${*:-site arena} "
 catalogues=()
 if [[ $parts == *" site "* ]]; then
   IGNORES=(--ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=engine
-           --ignore=sandbox --ignore=examples --ignore=node_modules)
+           --ignore=sandbox --ignore=arena_cli --ignore=examples --ignore=node_modules)
   "$PYTHON" manage.py makemessages -l ko -l en --no-obsolete "${IGNORES[@]}" >/dev/null
   catalogues+=(platform/arena/locale/ko/LC_MESSAGES/django.po platform/arena/locale/en/LC_MESSAGES/django.po)
 fi
-arena_po=sandbox/locale/ko/LC_MESSAGES/arena.po
+arena_po=arena_cli/locale/ko/LC_MESSAGES/arena.po
 if [[ $parts == *" arena "* ]]; then
   pot=$(mktemp --suffix=.pot)
   trap 'rm -f "$pot"' EXIT
   argparse_py=$("$PYTHON" -c 'import argparse; print(argparse.__file__)')
   xgettext --language=Python --keyword= --keyword=_ --keyword=ngettext:1,2 --from-code=UTF-8 \
-    --no-location --omit-header --output="$pot" sandbox/*.py "$argparse_py"
+    --no-location --omit-header --output="$pot" arena_cli/*.py "$argparse_py"
   msgmerge --quiet --update --backup=none --no-location "$arena_po" "$pot"
   msgattrib --no-obsolete --no-location --output-file="$arena_po" "$arena_po"
   catalogues+=("$arena_po")

@@ -1,4 +1,5 @@
-"""Imports flow downward only (DESIGN.md §1): platform → sandbox → engine → standard library."""
+"""Imports flow downward only (DESIGN.md §1): platform → sandbox → engine → standard library,
+and the ``arena`` command (arena_cli) → sandbox → engine; nothing below imports the command."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def imported_top_modules(folder: str) -> dict[str, set[str]]:
 
 @pytest.mark.parametrize(
     ("folder", "allowed_own"),
-    [("engine", {"engine"}), ("sandbox", {"sandbox", "engine"})],
+    [("engine", {"engine"}), ("sandbox", {"sandbox", "engine"}),
+     ("arena_cli", {"arena_cli", "sandbox", "engine"})],
 )
 def test_lower_layers_use_only_the_standard_library_and_layers_below(
     folder: str, allowed_own: set[str]
@@ -43,7 +45,13 @@ def test_lower_layers_use_only_the_standard_library_and_layers_below(
     assert offenders == {}, f"{folder}/ imports outside its layer: {offenders}"
 
 
+def test_the_command_is_imported_by_nothing_below_it() -> None:
+    for folder in ("engine", "sandbox", "platform"):
+        for path, names in imported_top_modules(folder).items():
+            assert "arena_cli" not in names, path
+
+
 def test_the_platform_is_not_imported_from_below() -> None:
-    for folder in ("engine", "sandbox"):
+    for folder in ("engine", "sandbox", "arena_cli"):
         for path, names in imported_top_modules(folder).items():
             assert not names & (PLATFORM_APPS | {"django", "celery", "rest_framework"}), path

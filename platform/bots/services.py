@@ -29,10 +29,10 @@ import engine
 from arena.errors import ApplicationError
 from bots.builds import build_for_version
 from bots.models import VERSION_TRANSITIONS, Bot, BotVersion, BotVersionStatus, Package
+from engine.options import SMOKE_PARAMS
 from matches import formats
 from matches.execution import PlatformFailure, SeatBot, fault_summary, play
 from sandbox import BotPackageError, PackageCaps, load_bot
-from sandbox.cli import SMOKE_PARAMS
 from sandbox.compile import CompileError
 from sandbox.runtimes import RUNTIMES
 

@@ -15,9 +15,9 @@ from django.contrib.auth.models import User
 from pytest_django.live_server_helper import LiveServer
 
 import engine
+from arena_cli.client import Api, ClientError, Upload
 from ratings.models import Ladder, RatingChange
 from ratings.services import ladder_for_game
-from sandbox.client import Api, ClientError, Upload
 from tests.platform.factories import CRASHES, FIRST_LEGAL
 from tests.platform.workers import StartWorker, Worker
 

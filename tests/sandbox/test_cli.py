@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import engine
-from sandbox.cli import main
+from arena_cli.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

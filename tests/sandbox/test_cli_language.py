@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from sandbox.i18n import columns, pad, table
+from arena_cli.i18n import columns, pad, table
 
 ROOT = Path(__file__).resolve().parents[2]
-CATALOGUE = ROOT / "sandbox" / "locale" / "ko" / "LC_MESSAGES" / "arena.po"
+CATALOGUE = ROOT / "arena_cli" / "locale" / "ko" / "LC_MESSAGES" / "arena.po"
 KOREAN = {"LANG": "ko_KR.UTF-8"}
 ENGLISH = {"LANG": "C.UTF-8"}
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
@@ -219,7 +219,7 @@ def _check_a_copy(
     """Run ``check_translations.sh arena`` on a copy of the command's sources and catalogue,
     after ``edit(copied_root)`` (the real script and programs; the checkout is left alone)."""
     shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
-    shutil.copytree(ROOT / "sandbox", tmp_path / "sandbox",
+    shutil.copytree(ROOT / "arena_cli", tmp_path / "arena_cli",
                     ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
     if edit is not None:
         edit(tmp_path)
@@ -227,7 +227,7 @@ def _check_a_copy(
         ["bash", str(tmp_path / "scripts" / "check_translations.sh"), "arena"],
         capture_output=True, text=True, timeout=120, env=os.environ | {"PYTHON": sys.executable},
     )  # fmt: skip
-    return done, tmp_path / "sandbox" / "locale" / "ko" / "LC_MESSAGES" / "arena.po"
+    return done, tmp_path / "arena_cli" / "locale" / "ko" / "LC_MESSAGES" / "arena.po"
 
 
 def _decompiled(mo: Path) -> str:
@@ -246,7 +246,7 @@ def test_the_catalogue_is_complete_and_its_compiled_form_up_to_date(tmp_path: Pa
 
 def test_the_check_fails_on_a_string_nobody_translated(tmp_path: Path) -> None:
     def add_a_heading(root: Path) -> None:
-        source = root / "sandbox" / "summary.py"
+        source = root / "arena_cli" / "summary.py"
         text = source.read_text(encoding="utf-8")
         assert '_("avg place")' in text
         source.write_text(text.replace('_("avg place")', '_("a new heading")'), encoding="utf-8")

@@ -448,7 +448,7 @@ def test_the_cpp_starter_kit_plays_every_game(
 def test_arena_runtimes_lists_every_runtime_with_versions(
     numpy_set: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sandbox.cli import main
+    from arena_cli.cli import main
 
     assert main(["runtimes"]) == 0
     out = capsys.readouterr().out
@@ -464,7 +464,7 @@ def test_arena_validate_shows_a_compile_error(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from sandbox.cli import main
+    from arena_cli.cli import main
 
     source = tmp_path / "broken.cpp"
     source.write_text('int main() { return nope; }\n#error "\x1b[2J"\n')

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import cli
-from sandbox.transcript import doc_examples, transcript
+from arena_cli import cli
+from arena_cli.transcript import doc_examples, transcript
 
 PROTOCOL_DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-MARKER = "<!-- generated: sandbox/transcript.py -->\n\n"
+MARKER = "<!-- generated: arena_cli/transcript.py -->\n\n"
 
 
 def test_protocol_doc_examples_are_current() -> None:
     text = PROTOCOL_DOC.read_text(encoding="utf-8")
     documented = text.split(MARKER, 1)[1]
     assert documented == doc_examples(), (
-        "docs/protocol.md is stale: regenerate its examples with sandbox.transcript.doc_examples()"
+        "docs/protocol.md is stale: regenerate its examples with "
+        "arena_cli.transcript.doc_examples()"
     )
 
 

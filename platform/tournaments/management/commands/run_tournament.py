@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from arena.errors import ApplicationError
 from bots.house import HOUSE_USERNAME, house_user
 from bots.models import Bot, BotVersionStatus
-from sandbox.cli import UsageError, parse_params
+from engine.options import parse_option_words
 from tournaments.models import Tournament, TournamentStatus
 from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import tournament_create
@@ -53,9 +53,9 @@ class Command(BaseCommand):
         else:
             bot_ids = opts["bot"]
         try:
-            params = parse_params(opts["param"])
-        except UsageError as err:
-            raise CommandError(str(err)) from None
+            params = parse_option_words(opts["param"])
+        except ValueError as err:
+            raise CommandError(f"--param {str(err)!r}: expected NAME=VALUE") from None
         try:
             tournament = tournament_create(
                 created_by=creator, name=opts["name"] or f"{game} round robin", game=game,

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import engine
+from sandbox.agent import SandboxedAgent
 
-from .agent import SandboxedAgent
 from .i18n import _, table
 
 

@@ -24,17 +24,18 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from engine.options import option_meanings
+from engine.options import SMOKE_PARAMS, option_meanings, parse_option_words
+from sandbox import catalog, cgroups, protocol, pysci
+from sandbox.agent import SandboxedAgent
+from sandbox.bwrap import SandboxUnavailable
+from sandbox.compile import CompileError, built
+from sandbox.limits import Limits
+from sandbox.package import BotPackage, BotPackageError, load_bot
+from sandbox.slots import SandboxSettingError
 
-from . import catalog, cgroups, client, protocol, pysci
-from .agent import SandboxedAgent
-from .bwrap import SandboxUnavailable
-from .compile import CompileError, built
+from . import client
 from .i18n import LANGUAGE, _, translate_argparse
-from .limits import Limits
-from .package import BotPackage, BotPackageError, load_bot
 from .replay_text import render_replay
-from .slots import SandboxSettingError
 from .summary import (
     Tally,
     TeamTally,
@@ -48,14 +49,6 @@ from .summary import (
 from .transcript import transcript
 
 BUILTIN = "builtin:"
-
-#: short matches for ``arena validate`` (the bot plays every seat once via duplicate)
-SMOKE_PARAMS: dict[str, dict[str, Any]] = {
-    "belote": {"target": 300},
-    "bauer": {"start_points": 3},
-    "barbu": {"mode": "base"},
-    "badugi": {"hands": 12},
-}
 
 #: the games as people call them (the engine's titles, which are English)
 GAME_TITLES = {"belote": _("Belote"), "bauer": _("Bauer"), "barbu": _("Barbu"),
@@ -565,17 +558,13 @@ def _game(name: str, raw_params: list[str]) -> engine.Game:
 
 
 def parse_params(raw: list[str]) -> dict[str, Any]:
-    """``["mode=geronimo", "doubling=true"]`` -> rule options: JSON values, else the bare word."""
-    params: dict[str, Any] = {}
-    for item in raw:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise UsageError(_("--param {value}: expected NAME=VALUE").format(value=repr(item)))
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
-    return params
+    """``engine.parse_option_words`` with a usage error naming the bad ``--param``."""
+    try:
+        return parse_option_words(raw)
+    except ValueError as err:
+        raise UsageError(
+            _("--param {value}: expected NAME=VALUE").format(value=repr(str(err)))
+        ) from None
 
 
 def _limits(raw: list[str]) -> Limits:

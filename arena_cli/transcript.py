@@ -13,9 +13,8 @@ from typing import Any
 
 import engine
 from engine import Agent
-
-from . import protocol
-from .limits import DEFAULT_LIMITS
+from sandbox import protocol
+from sandbox.limits import DEFAULT_LIMITS
 
 
 class _Recorder(Agent):
