@@ -21,7 +21,8 @@ module builds them in one place:
   staged bot, read-only), a size-capped ``/tmp`` tmpfs (the only writable place besides
   ``/dev/shm``), ``--proc`` (the sandbox's own processes), a minimal ``--dev`` made read-only
   (bubblewrap makes it an *uncapped* tmpfs the bot could fill: host memory) with a size-capped
-  tmpfs on ``/dev/shm`` (POSIX semaphores, for ``multiprocessing``).
+  tmpfs on ``/dev/shm`` (POSIX semaphores, for ``multiprocessing``) and an empty one over
+  ``/dev/pts``: no pseudo-terminals, which the kernel counts and caps machine-wide.
 * ``--clearenv`` then only ``PATH``, ``HOME``, ``LANG``, ``TMPDIR`` and the numeric libraries'
   one-thread settings (``OPENBLAS_NUM_THREADS=1``...): no secrets, no DB URL.
 * Libraries offered to bots (the curated Python set) are bound read-only at fixed sandbox paths
@@ -29,11 +30,12 @@ module builds them in one place:
 * ``--new-session`` (no terminal injection), ``--die-with-parent`` (the bot dies with the worker;
   the kernel then kills everything in its pid namespace; note that the "parent" is the *thread*
   that started bubblewrap, so start bots from a long-lived thread), no capabilities inside.
-* ``--seccomp``: a filter (:mod:`sandbox.seccomp`) refuses memory no rlimit counts (System V
-  IPC, ``memfd_create``), channels between concurrently running bots that namespaces do not
-  separate (locks on and access events from the shared runtime files, kernel keyrings),
-  ``ptrace`` (the bot's uid owns bubblewrap's init too) and unneeded kernel attack surface
-  (``io_uring``, ``bpf``...); 32-bit and x32 system calls cannot bypass it.
+* ``--seccomp``: a default-deny allowlist (:mod:`sandbox.seccomp`) of the system calls the
+  runtimes need, with argument checks on dual-use ones: no locks on the files every sandbox
+  shares, no machine-wide figures (``sysinfo``), no page-cache probes, no inet sockets, no
+  shared futexes, no System V IPC or ``memfd_create``, no ``ptrace`` (the bot's uid owns
+  bubblewrap's init too); bubblewrap's init runs under it as well. 32-bit and x32 system calls
+  cannot bypass it.
 * Resource limits are set *inside* the namespaces by ``prlimit`` just before the bot's program
   starts, so bubblewrap itself is unaffected and ``RLIMIT_NPROC`` is counted per user namespace:
   one bot's fork bomb cannot starve another. Root ignores ``RLIMIT_NPROC``, so a root worker
@@ -291,6 +293,10 @@ def bwrap_argv(
         # capped tmpfs for /tmp and /dev/shm (POSIX semaphores: multiprocessing), the rest
         # read-only (device nodes stay usable)
         "--perms", "1777", "--size", tmpfs_size, "--tmpfs", "/dev/shm",
+        # --dev's devpts is a private instance, but pseudo-terminals are counted and capped
+        # machine-wide (kernel.pty.max): an empty read-only tmpfs hides it, so /dev/ptmx (a
+        # link to pts/ptmx) leads nowhere and a bot can open no terminal
+        "--size", "4096", "--tmpfs", "/dev/pts", "--remount-ro", "/dev/pts",
         "--remount-ro", "/dev",
         "--perms", "1777", "--size", tmpfs_size, "--tmpfs", "/tmp",
         "--remount-ro", "/",

@@ -195,11 +195,11 @@ CASES = [
                 return "ESCAPED:abstract unix socket"
             except OSError as err:
                 sys.stderr.write(f"abstract unix socket: {err}\\n")
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                try:
-                    s.sendto(b"hello worker", ("127.0.0.1", @@PORT@@))  # the test checks receipt
-                except OSError:
-                    pass
+            try:  # no inet socket can even be made (seccomp): the test checks no receipt
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    s.sendto(b"hello worker", ("127.0.0.1", @@PORT@@))
+            except OSError:
+                pass
             try:
                 socket.getaddrinfo("example.com", 80)
                 return "ESCAPED:dns"
@@ -339,13 +339,12 @@ CASES = [
                     return f"ESCAPED:{name}"
                 except OSError as err:
                     sys.stderr.write(f"{name}: {err}\\n")
-            fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))
             return refused(("inotify_init1", 294, 0), ("inotify_init", 253),
                            ("fanotify_init", 300, 0, 0),
                            ("add_key", 248, b"user", b"channel", b"As Ks", 5, -3),
                            ("keyctl", 250, 0, -3, 0)) or m["legal"][0]
         serve(act)
-        """), None, log="flock: [Errno 1]"),
+        """), None, log="flock: [Errno 38]"),
     Case("kernel_attack_surface", SYSCALL + textwrap.dedent("""
         def act(m):
             params = ctypes.create_string_buffer(120)
@@ -360,7 +359,7 @@ CASES = [
             return refused(("ptrace attach 1", 101, 16, 1, 0, 0),
                            ("process_vm_readv", 310, 1, 0, 0, 0, 0, 0)) or m["legal"][0]
         serve(act)
-        """), None, log="ptrace attach 1: -1 EPERM"),
+        """), None, log="ptrace attach 1: -1 ENOSYS"),
     # a 64-bit process may make 32-bit system calls (int 0x80): the filter must not be bypassed
     Case("int80_abi", """
         import ctypes, mmap
