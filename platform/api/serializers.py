@@ -96,7 +96,7 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
     class Meta:
         model = BotVersion
         fields = ["id", "number", "status", "reason", "fault", "runtime", "filename", "size",
-                  "sha256", "created_at", "validated_at"]  # fmt: skip
+                  "sha256", "created_at", "validated_at", "validation"]  # fmt: skip
 
 
 class BotCreatedSerializer(serializers.ModelSerializer[Bot]):

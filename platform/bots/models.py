@@ -110,6 +110,11 @@ class BotVersion(models.Model):
     reason = models.TextField(blank=True, help_text="why it was rejected (or why it waits)")
     fault = models.CharField(max_length=32, blank=True, help_text="the smoke match's verdict")
     log = models.TextField(blank=True, help_text="the bot's stderr in validation: owner only")
+    validation = models.JSONField(
+        null=True, blank=True,
+        help_text="what the smoke match played: game, params, games, the bot's decisions and "
+        "its mean and max time per decision (ms)",
+    )  # fmt: skip
     build = models.ForeignKey(
         Build, null=True, blank=True, on_delete=models.PROTECT, related_name="versions",
         help_text="the executable compiled from the sources (compiled runtimes)",
@@ -140,3 +145,15 @@ class BotVersion(models.Model):
             assert self.build is not None
             return str(self.build.binary_id), BUILD_FILENAME
         return self.sha256, self.filename
+
+
+class ValidationReplay(models.Model):
+    """The replay JSON of a version's smoke match, zlib-compressed: kept apart from the
+    version so that listing versions never loads it (as ``MatchReplay`` for matches)."""
+
+    version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, primary_key=True,
+                                   related_name="validation_replay")  # fmt: skip
+    data = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"validation replay of {self.version_id}"

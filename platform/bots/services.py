@@ -11,8 +11,10 @@ rejects the version, the compiler's messages going to its owner-only log.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import tempfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -28,7 +30,14 @@ from django.utils import timezone
 import engine
 from arena.errors import ApplicationError
 from bots.builds import build_for_version
-from bots.models import VERSION_TRANSITIONS, Bot, BotVersion, BotVersionStatus, Package
+from bots.models import (
+    VERSION_TRANSITIONS,
+    Bot,
+    BotVersion,
+    BotVersionStatus,
+    Package,
+    ValidationReplay,
+)
 from engine.options import SMOKE_PARAMS
 from matches import formats
 from matches.execution import PlatformFailure, SeatBot, fault_summary, play
@@ -205,23 +214,47 @@ def botversion_validate(*, version_id: int) -> str | None:
     except PlatformFailure as err:
         _validation_failed(version, str(err))
         return BotVersionStatus.PENDING
+    evidence = {"validation": validation_summary(played.result)}
+    replay = json.dumps(played.result.replay, separators=(",", ":")).encode()
+    ValidationReplay.objects.update_or_create(
+        version_id=version_id, defaults={"data": zlib.compress(replay, 1)}
+    )
     for seat in own_seats:
         verdict, message = fault_summary(played.result, seat)
         if verdict:
             botversion_transition(
                 version_id=version_id, frm=BotVersionStatus.VALIDATING,
                 to=BotVersionStatus.REJECTED, fault=verdict, reason=message,
-                log=played.logs[seat], deadline=None, validated_at=timezone.now(),
+                log=played.logs[seat], deadline=None, validated_at=timezone.now(), **evidence,
             )  # fmt: skip
             return BotVersionStatus.REJECTED
     with transaction.atomic():
         botversion_transition(
             version_id=version_id, frm=BotVersionStatus.VALIDATING, to=BotVersionStatus.ACTIVE,
             reason="", log=played.logs[own_seats[0]], deadline=None, validated_at=timezone.now(),
+            **evidence,
         )  # fmt: skip
         newer = Q(current_version__isnull=True) | Q(current_version__number__lt=version.number)
         Bot.objects.filter(newer, pk=version.bot_id).update(current_version=version)
     return BotVersionStatus.ACTIVE
+
+
+def validation_summary(result: engine.MatchResult) -> dict[str, Any]:
+    """What a smoke match played, for the version's page: the rules, the games, and the
+    validated bot's (entrant 0's) decisions with their mean and max time."""
+    times = [
+        event["ms"]
+        for played in result.replay["games"]
+        for deal in played["deals"]
+        for event in deal["events"]
+        if played["seats"][event["seat"]] == 0
+    ]
+    return {
+        "game": result.game, "params": result.params, "games": len(result.games),
+        "decisions": len(times),
+        "mean_ms": round(sum(times) / len(times), 2) if times else None,
+        "max_ms": round(max(times), 2) if times else None,
+    }  # fmt: skip
 
 
 def _validation_failed(version: BotVersion, error: str) -> None:

@@ -18,6 +18,8 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/", views.bot_upload_version, name="bot_upload"),
     path("bots/<int:bot_id>/challenge/", views.bot_challenge, name="bot_challenge"),
     path("bots/<int:bot_id>/logs/", views.bot_logs, name="bot_logs"),
+    path("bots/<int:bot_id>/versions/<int:version_id>/validation.json",
+         views.validation_replay, name="validation_replay"),  # fmt: skip
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_new, name="tournament_new"),
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),

@@ -3,6 +3,7 @@ read lives in the owning app's ``selectors.py``."""
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +29,7 @@ from api.services import token_create, token_revoke
 from arena.errors import ApplicationError
 from arena.security import client_address, login_failed, login_refused, over_limit
 from bots import starters
-from bots.models import Bot, BotVersion, BotVersionStatus
+from bots.models import Bot, BotVersion, BotVersionStatus, ValidationReplay
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
 from matches.challenges import challenge_create
@@ -250,6 +251,22 @@ def starter_kit(request: HttpRequest, game: str, kit: str) -> HttpResponse:
     response = HttpResponse(starters.kit_zip(game=info.key, key=kit),
                             content_type="application/zip")  # fmt: skip
     response["Content-Disposition"] = f'attachment; filename="{info.key}-{kit}.zip"'
+    return response
+
+
+def validation_replay(request: HttpRequest, bot_id: int, version_id: int) -> HttpResponse:
+    """The replay of a version's smoke match (public, like every finished match's replay; the
+    bot's stderr is not in it)."""
+    stored = (
+        ValidationReplay.objects.filter(version_id=version_id, version__bot_id=bot_id)
+        .select_related("version").first()
+    )  # fmt: skip
+    if stored is None:
+        raise Http404(_("That version has no validation replay."))
+    response = HttpResponse(zlib.decompress(bytes(stored.data)), content_type="application/json")
+    response["Content-Disposition"] = (
+        f'attachment; filename="bot{bot_id}-v{stored.version.number}-validation.json"'
+    )
     return response
 
 

@@ -149,3 +149,31 @@ def test_a_pending_validation_whose_message_was_lost_is_sent_again_once_per_peri
     later = now + period * 2
     assert bots.services.botversions_redispatch(now=later) == 2  # both now overdue
     assert sorted(sent[1:]) == sorted([lost.pk, fresh.pk])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_validated_version_shows_what_its_smoke_match_played_and_its_replay() -> None:
+    """Every result explained: the games, the bot's decisions and times, and the replay of the
+    smoke match (which re-simulates), on the bot page and in the API."""
+    from django.test import Client
+
+    import engine
+
+    bot = BotFactory(game="barbu")
+    version = upload(bot, FIRST_LEGAL)
+    version.refresh_from_db()
+    summary = version.validation
+    assert version.status == BotVersionStatus.ACTIVE and summary is not None
+    assert summary["game"] == "barbu" and summary["games"] == 4  # every seat once
+    assert summary["decisions"] > 0 and 0 <= summary["mean_ms"] <= summary["max_ms"]
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert f"{summary['decisions']} decisions" in page
+    link = f"/bots/{bot.pk}/versions/{version.pk}/validation.json"
+    assert f'href="{link}"' in page
+    replay = Client().get(link).json()
+    assert len(engine.resimulate(replay)) == 4 and replay["entrants"][0] == str(version)
+    other_bot = f"/bots/{bot.pk + 1}/versions/{version.pk}/validation.json"
+    assert Client().get(other_bot).status_code == 404
+    rejected = upload(BotFactory(game="belote"), CRASHES)
+    rejected.refresh_from_db()
+    assert rejected.validation is not None and rejected.validation["games"] == 2
