@@ -410,7 +410,7 @@ class SandboxedAgent(Agent):
             )
         process.drain_post_mortem(time.monotonic() + 0.1)
         group = self._res.group
-        if group is not None and group.oom_kills():
+        if group is not None and group.oom_kills():  # the group's own counter: evidence
             return AgentFault(
                 Verdict.MEMORY,
                 f"its processes together reached the memory limit of "
@@ -428,7 +428,9 @@ class SandboxedAgent(Agent):
                     Verdict.TIMEOUT, f"CPU time limit ({self.limits.cpu_seconds} s) hit {when}",
                     signal=name,
                 )  # fmt: skip
-            if signum == signal.SIGKILL or out_of_memory:
+            if signum == signal.SIGKILL and not (out_of_memory and group is None):
+                return self._foreign_kill_fault(when)
+            if out_of_memory:
                 return AgentFault(
                     Verdict.MEMORY, f"killed by {name} {when} (out of memory)", signal=name
                 )
@@ -439,6 +441,20 @@ class SandboxedAgent(Agent):
                 Verdict.MEMORY, f"ran out of memory {when} (limit {limit} MiB)", exit_code=code
             )
         return AgentFault(Verdict.CRASH, f"exited with code {code} {when}", exit_code=code)
+
+    def _foreign_kill_fault(self, when: str) -> AgentFault:
+        """A SIGKILL with no evidence against the bot: the platform's fault.
+
+        A bot cannot send SIGKILL (the seccomp filter refuses it), so the kill came from
+        outside: the kernel (its group's OOM counter was checked first; the CPU limit too), an
+        operator, another deployment, a host out of memory. Blaming the bot would rate it for
+        the host's trouble: the match is aborted and tried again (``transient``)."""
+        return AgentFault(
+            Verdict.INTERNAL_ERROR,
+            f"the bot was killed {when} by SIGKILL from outside the sandbox (its control group "
+            "recorded no out-of-memory kill): not the bot's fault",
+            transient=True,
+        )
 
     def _fail(self, fault: AgentFault) -> NoReturn:
         """Record ``fault``, stop the bot (it gets nothing more this game) and raise."""

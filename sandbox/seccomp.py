@@ -20,7 +20,8 @@ traced making - each with its reason (:data:`ALLOWED`), and refuses the rest:
   ``socketpair`` for ``AF_UNIX`` only (no inet sockets: their buffers are charged to no memory
   group on cgroup v1, and the TCP memory limit is machine-wide), ``ioctl`` for the terminal and
   non-blocking queries runtimes make, ``prctl`` for thread names and the like, ``madvise``
-  without same-page merging (KSM) or reclaim;
+  without same-page merging (KSM) or reclaim; signals to own processes, but never ``SIGKILL``
+  (so a SIGKILL is evidence that someone else killed the bot: :mod:`sandbox.agent`);
 * ``futex`` only with ``FUTEX_PRIVATE_FLAG``: a shared futex on a page of a runtime file is
   keyed by the file's inode, so a waiter in one sandbox could be woken from another. A shared
   one gets ``EINVAL``, which glibc's process-shared semaphores (``multiprocessing`` locks)
@@ -168,9 +169,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "exit_group": (231, "end the process"),
     "wait4": (61, "reap own children"),
     "waitid": (247, "reap own children"),
-    "kill": (62, "signal own processes (the pid namespace holds nothing else)"),
-    "tgkill": (234, "signal own threads (abort, Python's signal handling)"),
-    "tkill": (200, "signal own threads"),
     "getpid": (39, "identity"),
     "getppid": (110, "identity"),
     "gettid": (186, "identity"),
@@ -230,8 +228,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "rt_sigsuspend": (130, "wait for a signal"),
     "rt_sigpending": (127, "pending signals"),
     "rt_sigtimedwait": (128, "wait for a signal"),
-    "rt_sigqueueinfo": (129, "signal own processes"),
-    "rt_tgsigqueueinfo": (297, "signal own threads"),
     "sigaltstack": (131, "alternate signal stacks (Python's faulthandler, V8)"),
     "signalfd": (282, "signals as descriptors"),
     "signalfd4": (289, "signals as descriptors"),
@@ -263,12 +259,14 @@ ALLOWED: dict[str, tuple[int, str]] = {
 @dataclass(frozen=True)
 class ArgumentCheck:
     """A dual-use call: allowed only when argument ``arg`` (its low 32 bits) is in ``values``
-    (or, with ``mask``, has every bit of ``mask`` set); otherwise ``errno``."""
+    (or, with ``mask``, has every bit of ``mask`` set; with ``refused``, is none of those);
+    otherwise ``errno``."""
 
     nr: int
     arg: int
     values: tuple[int, ...] = ()
     mask: int = 0
+    refused: tuple[int, ...] = ()  # instead of values: everything but these
     errno: int = EPERM
     reason: str = ""
 
@@ -302,6 +300,7 @@ PRCTL_OPTIONS = {
 MADVISE_ADVICE = (0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 22, 23, 24)
 AF_UNIX = 1
 FUTEX_PRIVATE_FLAG = 128
+SIGKILL = 9
 
 ARGUMENT_CHECKS: dict[str, ArgumentCheck] = {
     "futex": ArgumentCheck(
@@ -323,6 +322,16 @@ ARGUMENT_CHECKS: dict[str, ArgumentCheck] = {
         "group), no netlink"
     ),
     "socketpair": ArgumentCheck(53, 0, (AF_UNIX,), reason="AF_UNIX only (multiprocessing)"),
+    # signals to own processes (the pid namespace holds nothing else), but never SIGKILL: a
+    # SIGKILL is then always from outside the bot, the kernel's or the platform's, never
+    # the bot's own alibi (sandbox.agent blames the bot only on its group's OOM counter)
+    **{
+        name: ArgumentCheck(nr, arg, refused=(SIGKILL,), reason="signal own processes")
+        for name, nr, arg in (
+            ("kill", 62, 1), ("tkill", 200, 1), ("tgkill", 234, 2),
+            ("rt_sigqueueinfo", 129, 1), ("rt_tgsigqueueinfo", 297, 2),
+        )
+    },
 }  # fmt: skip
 
 #: refused with ENOSYS like every unlisted call, named here for the tests and the docs
@@ -347,6 +356,13 @@ def _checked_call(check: ArgumentCheck) -> list[bytes]:
     otherwise). The block is at most a few dozen instructions: every jump fits BPF's 8 bits.
     """
     body = [_insn(BPF_LD_W_ABS, 0, 0, arg_offset(check.arg))]
+    if check.refused:
+        for value in check.refused:
+            body.append(_insn(BPF_JEQ_K, 0, 1, value))
+            body.append(_ret(SECCOMP_RET_ERRNO | check.errno))
+        body.append(_ret(SECCOMP_RET_ALLOW))
+        assert len(body) < 256
+        return [_insn(BPF_JEQ_K, 0, len(body), check.nr), *body]
     if check.mask:
         body.append(_insn(BPF_JSET_K, 0, 1, check.mask))  # all of mask set: allow
         body.append(_ret(SECCOMP_RET_ALLOW))

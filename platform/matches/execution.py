@@ -32,6 +32,10 @@ class PlatformFailure(Exception):
     """The platform, not a bot, failed; the message is for operators."""
 
 
+class PlatformRetry(PlatformFailure):
+    """A failure of the moment (a bot killed from outside its sandbox): try the match again."""
+
+
 @dataclass(frozen=True)
 class SeatBot:
     """The stored package that plays a seat (``None`` in a seat list: the engine's heuristic
@@ -75,6 +79,9 @@ def play(
         result = engine.run_match(rules, None, agents, seed, duplicate=duplicate, entrants=names)
         logs = [a.stderr_log if isinstance(a, SandboxedAgent) else "" for a in agents]
     except (engine.MatchAborted, SandboxUnavailable, CorruptPackage, BotPackageError) as err:
+        cause = err.__cause__
+        if isinstance(cause, engine.AgentFault) and cause.detail.get("transient"):
+            raise PlatformRetry(f"{type(err).__name__}: {err}") from err
         raise PlatformFailure(f"{type(err).__name__}: {err}") from err
     finally:
         for agent in agents:

@@ -29,7 +29,14 @@ from arena.celery import HARD_TIME_LIMIT_S, queue_name
 from bots.models import BotVersion
 from matches import formats
 from matches.audit import AuditFailure, audit_result
-from matches.execution import PlatformFailure, Played, SeatBot, fault_summary, play
+from matches.execution import (
+    PlatformFailure,
+    PlatformRetry,
+    Played,
+    SeatBot,
+    fault_summary,
+    play,
+)
 from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
 from matches.seeds import new_seed
 
@@ -157,6 +164,9 @@ def match_run(*, match_id: int, worker: str) -> bool:
         return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
     except (OperationalError, InterfaceError):  # fetching a package: another attempt
         reason = "its database connection dropped before the bots started"
+        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
+    except PlatformRetry as err:  # e.g. a bot killed from outside: no bot is blamed
+        reason = f"it failed ({err})"
         return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
     except PlatformFailure as err:
         error = str(err)
