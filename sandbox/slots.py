@@ -7,6 +7,13 @@ bots can never signal, trace or out-count each other even if a namespace were es
 claimed with ``flock`` on one lock file per uid, which works across worker processes and is
 released by the kernel if a worker dies.
 
+uids are host-wide, so their locks must be too: one folder for every worker of every deployment
+on the host (``ARENA_SANDBOX_LOCK_DIR``, default ``/run/arena-sandbox``; containers bind the
+host's). Locks in each worker's ``$TMPDIR`` let two deployments hand out the same uid, and a
+slot swept by uid then killed the other deployment's bot (issue 29). With a control group the
+teardown kills the group alone (:mod:`sandbox.agent`); :meth:`Slot.sweep` by uid is only for
+workers without one.
+
 A worker that is not root cannot change uid: its bots run under its own uid (still inside their
 own user namespace, where the process limit is counted per namespace).
 """
@@ -14,6 +21,7 @@ own user namespace, where the process limit is counted per namespace).
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import random
 import signal
@@ -23,6 +31,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger("sandbox")
 
 
 class NoFreeSlot(RuntimeError):
@@ -101,11 +111,33 @@ def uid_processes(uid: int) -> list[int]:
     return found
 
 
+DEFAULT_LOCK_DIR = Path("/run/arena-sandbox")
+
+
+def lock_dir_setting() -> Path:
+    """``ARENA_SANDBOX_LOCK_DIR`` (``ARENA_SANDBOX_LOCKS``, its older name), else
+    ``/run/arena-sandbox`` where ``/run`` is writable, else the temporary folder (logged: two
+    deployments on one host could then hand out the same uid)."""
+    configured = os.environ.get("ARENA_SANDBOX_LOCK_DIR") or os.environ.get("ARENA_SANDBOX_LOCKS")
+    if configured:
+        return Path(configured)
+    if os.access(DEFAULT_LOCK_DIR.parent, os.W_OK):
+        return DEFAULT_LOCK_DIR
+    fallback = Path(tempfile.gettempdir()) / "arena-uids"
+    log.warning(
+        "%s is not writable: sandbox uid locks in %s are not shared with other deployments on "
+        "this host (set ARENA_SANDBOX_LOCK_DIR to a host-wide folder)",
+        DEFAULT_LOCK_DIR.parent,
+        fallback,
+    )
+    return fallback
+
+
 def _lock_dir() -> Path:
     """The lock files' directory: ours alone (in a shared ``/tmp`` anybody could have made it
     first, to hold every slot's lock or to plant symbolic links for root to follow)."""
-    path = Path(os.environ.get("ARENA_SANDBOX_LOCKS") or Path(tempfile.gettempdir()) / "arena-uids")
-    path.mkdir(mode=0o700, exist_ok=True)
+    path = lock_dir_setting()
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = path.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
         raise NoFreeSlot(f"sandbox lock directory {path} is not a directory owned by us")
