@@ -28,7 +28,8 @@ A bot's processes enter their group before any of them runs: the worker starts a
 releases it; the gate ``exec``\\s the sandbox, whose every later process inherits the group.
 Group names carry the creating worker's pid namespace, pid and start time: a worker that died
 leaves its groups (and, on v1, any bot it had frozen) behind, and the next group made in the same
-pid namespace removes them.
+pid namespace removes them, in every controller: on v1 a dead worker's memory groups sit under
+its own memory group, so the sweep looks for them across the memory hierarchy.
 
 Policy (``ARENA_SANDBOX_CGROUPS``): ``required`` (the default) refuses to start an untrusted bot
 without its group (:class:`CgroupUnavailable`; a server must never run strangers' bots with
@@ -342,7 +343,12 @@ class V1Group(BotGroup):
         return tuple(d / "cgroup.procs" for d in self.dirs.values())
 
     def pids(self) -> list[int]:  # the freezer's view: what freezing and killing act on
-        return [int(p) for p in _read(self.dirs["freezer"] / "cgroup.procs").split()]
+        freezer = self.dirs["freezer"] / "cgroup.procs"
+        if not freezer.exists():  # a dead worker's leftover: then it is empty (or never was)
+            return sorted(
+                {int(p) for f in self.procs_files if f.exists() for p in _read(f).split()}
+            )
+        return [int(p) for p in _read(freezer).split()]
 
     def freeze(self, *, wait: bool = True) -> None:
         state = self.dirs["freezer"] / "freezer.state"
@@ -374,16 +380,51 @@ class V1Group(BotGroup):
 
 
 class V1Backend(Backend):
-    name = "cgroup v1"
+    """Bot groups in each v1 hierarchy. The memory ones sit under each worker's own memory
+    group, which differs between workers (services, containers, jobs): a sweep looks for them
+    in every ``arena-sandbox`` folder of the memory hierarchy (:meth:`memory_parents`), or a
+    dead worker's memory groups - with their charged pages - would stay forever."""
 
-    def __init__(self, parents: dict[str, Path]) -> None:
+    name = "cgroup v1"
+    RESCAN_S = 60.0  # how old the list of memory parents may get before a sweep walks again
+
+    def __init__(self, parents: dict[str, Path], memory_mount: Path | None = None) -> None:
         self.parents = parents  # controller -> the directory bot groups are made in
+        self.memory_mount = memory_mount  # None: every worker shares parents["memory"]
+        self._memory_parents: tuple[Path, ...] = (parents["memory"],)
+        self._scanned = -float("inf")
+
+    def memory_parents(self, *, rescan: bool = False) -> tuple[Path, ...]:
+        """Every ``arena-sandbox`` folder of the memory hierarchy (ours first): walked at most
+        once a minute, or now with ``rescan`` (a stale group's memory part is out of sight)."""
+        now = time.monotonic()
+        if self.memory_mount is not None and (rescan or now - self._scanned > self.RESCAN_S):
+            found = [self.parents["memory"]]
+            found += [p for p in _find_dirs(self.memory_mount, V1_PARENT) if p not in found]
+            self._memory_parents = tuple(found)
+            self._scanned = now
+        return self._memory_parents
 
     def _names(self) -> list[str]:
-        return [n for n in os.listdir(self.parents["freezer"]) if n.startswith("bot-")]
+        names: set[str] = set()
+        others = [p for c, p in self.parents.items() if c != "memory"]
+        for parent in [*others, *self.memory_parents()]:
+            try:
+                names.update(n for n in os.listdir(parent) if n.startswith("bot-"))
+            except FileNotFoundError:
+                continue
+        return sorted(names)
 
     def _group(self, name: str) -> BotGroup:
-        return V1Group(name, {c: parent / name for c, parent in self.parents.items()})
+        dirs = {c: parent / name for c, parent in self.parents.items()}
+        if not dirs["memory"].exists():  # a dead worker's, under its own memory group
+            for rescan in (False, True):
+                where = [p / name for p in self.memory_parents(rescan=rescan)]
+                found = [d for d in where if d.exists()]
+                if found:
+                    dirs["memory"] = found[0]
+                    break
+        return V1Group(name, dirs)
 
     def _create(self, name: str, limits: GroupLimits) -> BotGroup:
         dirs: dict[str, Path] = {}
@@ -430,7 +471,7 @@ class V1Backend(Backend):
         anchor = parents["freezer"] / V1_FREEZER_ANCHOR
         anchor.mkdir(mode=0o755, exist_ok=True)
         _write(anchor / "freezer.state", "FROZEN")
-        return cls(parents)
+        return cls(parents, mounts["memory"] if root is None else None)
 
 
 # -- detection ------------------------------------------------------------------------------
@@ -566,6 +607,23 @@ def _stale(name: str) -> bool:
 
 
 # -- file helpers ---------------------------------------------------------------------------
+
+
+def _find_dirs(top: Path, name: str, depth: int = 8) -> list[Path]:
+    """Directories called ``name`` under ``top`` (not looking inside them), ``depth`` deep."""
+    found: list[Path] = []
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        if entry.name == name:
+            found.append(Path(entry.path))
+        elif depth > 1 and not entry.name.startswith("bot-"):
+            found += _find_dirs(Path(entry.path), name, depth - 1)
+    return found
 
 
 def _read(path: Path) -> str:

@@ -320,8 +320,9 @@ def test_a_dead_workers_group_is_swept_even_if_its_memory_group_is_out_of_sight(
     real_backend: cgroups.Backend,
 ) -> None:
     """Each worker's bot groups sit under the worker's own memory group: a worker that ran in
-    another memory group (another service, another job) left a memory directory this process
-    cannot see. Sweeping must still kill and remove what it can see, and never fail."""
+    another memory group (another service, another job) left its memory directory there. The
+    sweep finds it in the memory hierarchy and removes it with the rest (issue 29: memory
+    groups of dead workers used to stay forever)."""
     if not isinstance(real_backend, cgroups.V1Backend):
         pytest.skip("the memory hierarchy differs per worker only on cgroup v1")
     own_memory = real_backend.parents["memory"].parent  # this process's memory group
@@ -330,10 +331,12 @@ def test_a_dead_workers_group_is_swept_even_if_its_memory_group_is_out_of_sight(
     try:
         stale, pid = dead_worker_with_a_frozen_bot(real_backend, elsewhere)
         assert isinstance(stale, cgroups.V1Group)
-        assert not stale.dirs["memory"].exists()  # out of this process's sight
+        memory = elsewhere / cgroups.V1_PARENT / stale.name
+        assert memory.exists() and stale.dirs["memory"] == memory  # found where it is
         assert stale.pids() == [pid]
         real_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=4)).destroy()
         assert not stale.dirs["freezer"].exists()
+        assert not memory.exists()  # every controller's part is gone, memory included
         deadline = time.monotonic() + 30
         while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -347,4 +350,27 @@ def test_a_dead_workers_group_is_swept_even_if_its_memory_group_is_out_of_sight(
         ):
             if directory.exists():
                 directory.rmdir()
+        elsewhere.rmdir()
+
+
+def test_a_leaked_memory_group_of_a_dead_worker_is_swept(real_backend: cgroups.Backend) -> None:
+    """A memory group left alone (its other parts removed by an older sweep) under another
+    worker's memory group is found and removed by the next sweep."""
+    if not isinstance(real_backend, cgroups.V1Backend):
+        pytest.skip("the memory hierarchy differs per worker only on cgroup v1")
+    own_memory = real_backend.parents["memory"].parent
+    elsewhere = own_memory.parent / f"arena-test-leak-{os.getpid()}"
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that is gone: its "worker" is dead
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    leaked = elsewhere / cgroups.V1_PARENT / f"bot-{namespace}-{dead.pid}-1-0123456789ab"
+    leaked.mkdir(parents=True)
+    try:
+        real_backend.memory_parents(rescan=True)
+        real_backend.sweep()
+        assert not leaked.exists()
+    finally:
+        if leaked.exists():
+            leaked.rmdir()
+        (elsewhere / cgroups.V1_PARENT).rmdir()
         elsewhere.rmdir()
