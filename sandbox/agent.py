@@ -43,6 +43,8 @@ from .bwrap import (
     rlimit_argv,
 )
 from .cgroups import BotGroup
+from .clock import DecisionClock
+from .clock import kind as clock_kind
 from .limits import DEFAULT_LIMITS, Limits, MiB
 from .package import BotPackage, load_bot
 from .process import BotProcess, Closed, LineTooLong, OutputLimit, RingBuffer, Timeout
@@ -158,7 +160,8 @@ class SandboxedAgent(Agent):
         self.time_bank_ms = float(limits.match_time_bank_ms)
         self.fault: AgentFault | None = None  # the last fault, if any
         self.decisions = 0
-        self.decision_seconds = 0.0
+        self.decision_seconds = 0.0  # as charged: wall time less the host's CPU wait
+        self.cpu_wait_excluded_seconds = 0.0
         self.startup_seconds: list[float] = []
         #: CPU time the bot's processes used between its turns (zero when it is frozen then)
         #: and the highest memory use of its group in any game; both need a control group
@@ -195,8 +198,9 @@ class SandboxedAgent(Agent):
             fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
             raise self._record(fault) from err
         hello = protocol.hello(
-            info["game"], info["seat"], info.get("params", {}), self._hello_limits()
-        )
+            info["game"], info["seat"], info.get("params", {}), self._hello_limits(),
+            clock=clock_kind(self._res.group),
+        )  # fmt: skip
         try:
             self._process.send(protocol.encode(hello), self._startup_deadline())
         except (Closed, Timeout):
@@ -221,14 +225,13 @@ class SandboxedAgent(Agent):
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, f"observation: {err}")) from None
         process = self._process
         self._start_turn()
-        started = time.monotonic()  # the bot's time: from its thaw to its reply
-        deadline = started + allowed_ms / 1000
+        clock = DecisionClock.start(self._res.group)  # the bot's time: from its thaw to its reply
         try:
-            process.send(message, deadline)
-            line = process.read_line(deadline)
+            process.send(message, clock.started + allowed_ms / 1000)
+            line = self._read_reply(process, clock, allowed_ms / 1000)
             self._end_turn()
         except Timeout:
-            self._charge(time.monotonic() - started)
+            self._charge(clock)
             self._fail(self._timeout_fault(allowed_ms))
         except Closed:
             self._fail(self._exit_fault(f"before answering act {self._seq}"))
@@ -236,7 +239,7 @@ class SandboxedAgent(Agent):
             self._fail(AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line: {err}"))
         except OutputLimit as err:
             self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
-        self._charge(time.monotonic() - started)
+        self._charge(clock)
         try:
             action = protocol.parse_reply(line, self._seq)
         except protocol.ProtocolViolation as err:
@@ -371,7 +374,23 @@ class SandboxedAgent(Agent):
         self.startup_seconds.append(time.monotonic() - process.started)
         self._end_turn()
 
-    def _charge(self, seconds: float) -> None:
+    @staticmethod
+    def _read_reply(process: BotProcess, clock: DecisionClock, allowed_s: float) -> bytes:
+        """The reply, within ``allowed_s`` of the bot's clock: the wall-clock deadline moves
+        out by the time the host kept the bot waiting for a CPU (:mod:`sandbox.clock`)."""
+        excluded = 0.0
+        while True:
+            try:
+                return process.read_line(clock.started + allowed_s + excluded)
+            except Timeout:
+                more = clock.excluded()
+                if more <= excluded + 0.0005:
+                    raise
+                excluded = more
+
+    def _charge(self, clock: DecisionClock) -> None:
+        seconds = clock.charged()
+        self.cpu_wait_excluded_seconds += max(0.0, time.monotonic() - clock.started - seconds)
         self.time_bank_ms -= seconds * 1000
         self.decisions += 1
         self.decision_seconds += seconds

@@ -58,6 +58,7 @@ V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids")
 V1_PARENT = "arena-sandbox"
 V1_FREEZER_ANCHOR = "freezer-anchor"
+UNIFIED = "unified"  # V1Group.dirs key of the bot's cgroup2 twin (hybrid hosts: CPU pressure)
 #: the gate: waits for one line on stdin (the worker sends it once the pid is in the group)
 GATE_ARGV = ("/bin/sh", "-c", 'read -r _ && exec "$@"', "arena-gate")
 POLL_S = 0.0005  # while waiting for a freeze to complete or a group to empty
@@ -127,6 +128,23 @@ class BotGroup(ABC):
     @abstractmethod
     def cpu_seconds(self) -> float:
         """CPU time used by every process that ever ran in the group."""
+
+    @abstractmethod
+    def cpu_wait_seconds(self) -> float | None:
+        """How long some process of the group was runnable but waiting for a CPU (the
+        ``some`` total of the group's ``cpu.pressure``), or None where the kernel does not
+        say (no pressure stall information)."""
+
+    def _cpu_pressure(self, path: Path) -> float | None:
+        try:
+            text = self._get(path)
+        except OSError:
+            return None
+        for line in text.splitlines():
+            if line.startswith("some "):
+                total = line.rpartition("total=")[2]
+                return int(total) / 1e6 if total.isdigit() else None
+        return None
 
     @abstractmethod
     def oom_kills(self) -> int:
@@ -262,6 +280,9 @@ class V2Group(BotGroup):
     def cpu_seconds(self) -> float:
         return _parse_keyed(self._get(self.path / "cpu.stat"))["usage_usec"] / 1e6
 
+    def cpu_wait_seconds(self) -> float | None:
+        return self._cpu_pressure(self.path / "cpu.pressure")
+
     def oom_kills(self) -> int:
         return _keyed(self.path / "memory.events").get("oom_kill", 0)
 
@@ -364,6 +385,10 @@ class V1Group(BotGroup):
     def cpu_seconds(self) -> float:
         return int(self._get(self.dirs["cpuacct"] / "cpuacct.usage")) / 1e9
 
+    def cpu_wait_seconds(self) -> float | None:
+        unified = self.dirs.get(UNIFIED)  # the same group in the cgroup2 hierarchy, if mounted
+        return None if unified is None else self._cpu_pressure(unified / "cpu.pressure")
+
     def oom_kills(self) -> int:
         return _keyed(self.dirs["memory"] / "memory.oom_control").get("oom_kill", 0)
 
@@ -448,7 +473,15 @@ class V1Backend(Backend):
         return "cgroup v1 (" + ", ".join(str(p) for p in self.parents.values()) + ")"
 
     @classmethod
-    def open(cls, mounts: dict[str, Path], own: dict[str, str], root: Path | None) -> V1Backend:
+    def open(
+        cls,
+        mounts: dict[str, Path],
+        own: dict[str, str],
+        root: Path | None,
+        unified: Path | None = None,
+    ) -> V1Backend:
+        """The v1 controllers' parents; ``unified`` (a cgroup2 folder, on a hybrid host) also
+        holds each bot's group, without controllers, for its CPU pressure (the clock)."""
         parents = {}
         for controller in V1_CONTROLLERS:
             if controller not in mounts:
@@ -471,6 +504,14 @@ class V1Backend(Backend):
         anchor = parents["freezer"] / V1_FREEZER_ANCHOR
         anchor.mkdir(mode=0o755, exist_ok=True)
         _write(anchor / "freezer.state", "FROZEN")
+        if unified is not None and root is None:
+            parent = unified / V1_PARENT
+            try:
+                parent.mkdir(mode=0o755, exist_ok=True)
+                if (parent / "cpu.pressure").exists() and os.access(parent, os.W_OK):
+                    parents[UNIFIED] = parent
+            except OSError as err:  # the clock falls back to wall time: not a reason to refuse
+                log.info("no cgroup2 group for CPU pressure under %s: %s", unified, err)
         return cls(parents, mounts["memory"] if root is None else None)
 
 
@@ -524,7 +565,8 @@ def open_backend(
         except (CgroupUnavailable, OSError) as err:
             reasons.append(f"cgroup v2: {err}")
     try:
-        return V1Backend.open(v1_mounts, own_v1, root), reasons
+        twin = unified / (own_v2 or "/").lstrip("/") if unified is not None else None
+        return V1Backend.open(v1_mounts, own_v1, root, twin), reasons
     except (CgroupUnavailable, OSError) as err:
         reasons.append(f"cgroup v1: {err}")
     return None, reasons

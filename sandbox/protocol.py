@@ -2,7 +2,8 @@
 
 Engine -> bot::
 
-    {"type": "hello", "version": 1, "game": "belote", "seat": 2, "params": {...}, "limits": {...}}
+    {"type": "hello", "version": 1, "game": "belote", "seat": 2, "params": {...}, "limits": {...},
+     "clock": "cpu_wait_excluded"}
     {"type": "act", "id": 7, "observation": {...}, "legal": ["7h", "Ah"], "time_left_ms": 59870}
     {"type": "over", "result": {"scores": [...], "terminal": true, "seat": 2}}
 
@@ -31,7 +32,17 @@ def encode(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-def hello(game: str, seat: int, params: dict[str, Any], limits: dict[str, int]) -> dict[str, Any]:
+def hello(
+    game: str,
+    seat: int,
+    params: dict[str, Any],
+    limits: dict[str, int],
+    *,
+    clock: str = "wall",
+) -> dict[str, Any]:
+    """``clock`` tells the bot how its time is counted: ``wall`` (send to reply), or
+    ``cpu_wait_excluded`` (the same, less the time the host kept it waiting for a CPU;
+    :mod:`sandbox.clock`)."""
     return {
         "type": "hello",
         "version": PROTOCOL_VERSION,
@@ -39,6 +50,7 @@ def hello(game: str, seat: int, params: dict[str, Any], limits: dict[str, int]) 
         "seat": seat,
         "params": params,
         "limits": limits,
+        "clock": clock,
     }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import engine
-from sandbox import Limits, SandboxedAgent, SandboxUnavailable, load_bot, protocol
+from sandbox import Limits, SandboxedAgent, SandboxUnavailable, clock, load_bot, protocol
 from sandbox.bwrap import check_bwrap
 from sandbox.slots import NoFreeSlot, acquire_slot
 
@@ -50,6 +50,7 @@ def test_protocol_as_the_bot_sees_it(
         bot.finish({"scores": [1, 2, 3, 4]})
         messages = _messages(bot.stderr_log)
     hello, first, second = messages
+    assert hello.pop("clock") in (clock.WALL, clock.CPU_WAIT_EXCLUDED)  # test_clock.py
     assert hello == {
         "type": "hello",
         "version": protocol.PROTOCOL_VERSION,
