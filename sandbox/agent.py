@@ -55,6 +55,9 @@ log = logging.getLogger("sandbox")
 
 EXIT_GRACE_S = 0.25  # after the bot closes its output, how long it gets to finish exiting
 TEARDOWN_GRACE_S = 5.0  # for the outer bubblewrap to exit once everything else is killed
+#: after ``over`` (and end-of-file on stdin) a bot may run this long to write its last stderr
+#: lines and exit by itself before it is stopped (docs/protocol.md)
+OVER_GRACE_S = 0.1
 
 
 class _Resources:
@@ -72,6 +75,9 @@ class _Resources:
         (a slot whose processes could not be made to go is never reused: logged)."""
         gone = True
         outer = self.process.pid if self.process is not None and self.wrapped else None
+        # a sandbox that ended by itself: its init may still be exiting (out of the group, no
+        # longer the outer bubblewrap's child) when the outer one has already gone
+        ended_alone = self.process is not None and self.wrapped and self.process.exited
         # first every process but the outer bubblewrap, which then reaps the sandbox's init
         # (else the host's init inherits it) and exits
         if self.group is not None:
@@ -88,6 +94,8 @@ class _Resources:
             self.group = None
         elif self.slot is not None:
             gone = self.slot.sweep() and gone
+        if self.slot is not None and ended_alone:
+            gone = self.slot.wait_gone(timeout=TEARDOWN_GRACE_S) and gone
         if self.slot is not None:
             if gone:
                 self.slot.release()
@@ -255,10 +263,16 @@ class SandboxedAgent(Agent):
         return action
 
     def finish(self, result: dict[str, Any]) -> None:
+        """Send ``over``, close the bot's stdin and give it :data:`OVER_GRACE_S` to write its
+        last stderr and exit (what it writes then reaches its log); then stop it."""
         process = self._res.process
         if process is not None and self._ready and not process.exited:
             try:
                 process.send(protocol.encode(protocol.over(result)), time.monotonic() + 0.05)
+                process.close_stdin()
+                if self._res.group is not None and self._res.group.frozen:
+                    self._res.group.thaw()
+                process.drain_post_mortem(time.monotonic() + OVER_GRACE_S)
             except (Closed, Timeout, OutputLimit):
                 pass  # the game is over: misbehaving now changes nothing (and must not raise)
         self._end_game()

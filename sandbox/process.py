@@ -223,6 +223,14 @@ class BotProcess:
         if self.output_bytes > self.max_output_bytes and not post_mortem:
             raise OutputLimit(f"wrote more than {self.max_output_bytes} bytes")
 
+    def close_stdin(self) -> None:
+        """No more messages: the bot reads end-of-file (and a loop over its input ends)."""
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            try:
+                self._proc.stdin.close()
+            except OSError:  # a pipe it already closed
+                pass
+
     def drain_post_mortem(self, deadline: float) -> None:
         """Collect what is left on stderr after the bot died or was killed, until EOF."""
         while self._open and time.monotonic() < deadline:

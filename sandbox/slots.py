@@ -83,6 +83,18 @@ class Slot:
             time.sleep(0.001)
         return True
 
+    def wait_gone(self, *, timeout: float) -> bool:
+        """Wait, killing nothing, until no live process of the slot's uid is left (True): the
+        exiting rest of a sandbox that ended by itself."""
+        if self.uid is None:
+            return True
+        deadline = time.monotonic() + timeout
+        while uid_processes(self.uid):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.001)
+        return True
+
     def release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing drops the flock

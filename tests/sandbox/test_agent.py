@@ -278,3 +278,55 @@ def test_a_bot_that_never_gets_ready_costs_no_other_bot_its_start(
             agent.close()
     assert [(f.seat, f.verdict) for f in result.faults] == [(0, "timeout")]
     assert result.placings[0] == 4 and max(result.placings[1:]) < 4
+
+
+AFTER_OVER = """
+import time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        send({"type": "ready"})
+    elif message["type"] == "act":
+        send({"id": message["id"], "action": message["legal"][0]})
+    elif message["type"] == "over":
+        time.sleep(0.02)  # a summary that takes a moment to write
+        sys.stderr.write("final scores " + json.dumps(message["result"]["scores"]) + "\\n")
+sys.stderr.write("stdin closed: bye\\n")
+"""
+
+
+def test_stderr_written_after_over_reaches_the_log(
+    bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path], gone: Callable[..., list[int]]
+) -> None:
+    """After ``over`` the bot's stdin is closed and it has a short grace to finish its stderr
+    (docs/protocol.md); then it is stopped, whether it exited or not."""
+    path = write_bot(AFTER_OVER)
+    with SandboxedAgent(path, limits) as bot:
+        bot.start({"game": GAME, "seat": 0, "params": PARAMS})
+        bot.act({}, ["a", "b"])
+        bot.finish({"scores": [3, 1, 3, 1]})
+        assert gone(path.stem) == []  # it exited by itself: nothing of it is left
+        log = bot.stderr_log
+    assert "final scores [3, 1, 3, 1]" in log and "stdin closed: bye" in log
+
+
+def test_a_bot_that_lingers_after_over_is_stopped_after_the_grace(
+    bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path], gone: Callable[..., list[int]]
+) -> None:
+    path = write_bot("""
+import time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        send({"type": "ready"})
+    elif message["type"] == "act":
+        send({"id": message["id"], "action": message["legal"][0]})
+sys.stderr.write("lingering\\n")
+time.sleep(3600)
+""")
+    with SandboxedAgent(path, limits) as bot:
+        bot.start({"game": GAME, "seat": 0, "params": PARAMS})
+        bot.act({}, ["a"])
+        bot.finish({"scores": [0, 0, 0, 0]})
+        assert "lingering" in bot.stderr_log
+        assert gone(path.stem) == []  # stopped at the end of the grace
