@@ -15,6 +15,7 @@ class GameInfo:
     name: Promise
     players: Promise
     summary: Promise
+    score_unit: Promise  # what a match score counts, for column headings
 
 
 GAMES: tuple[GameInfo, ...] = (
@@ -25,6 +26,7 @@ GAMES: tuple[GameInfo, ...] = (
         _("Thirty-two cards, a turned card proposes the trump, the jack and nine of trumps rank "
           "highest; the takers' team must score more card points than the defenders. The first "
           "team past 1000 points wins."),
+        _("game points"),
     ),
     GameInfo(
         "bauer",
@@ -33,6 +35,7 @@ GAMES: tuple[GameInfo, ...] = (
         _("A Euchre cousin with thirty-two cards: the jack of trumps (right bauer) and the other "
           "jack of its colour (left bauer) are the top trumps. Each team counts down from 8; "
           "taking five of the eight tricks scores a point."),
+        _("points struck off"),
     ),
     GameInfo(
         "barbu",
@@ -41,6 +44,7 @@ GAMES: tuple[GameInfo, ...] = (
         _("Each declarer in turn picks a contract: five negative ones (no tricks, no hearts, no "
           "queens, no king of hearts, no last two tricks) and two positive ones (trumps and "
           "domino). Players may double one another."),
+        _("points"),
     ),
     GameInfo(
         "badugi",
@@ -48,6 +52,7 @@ GAMES: tuple[GameInfo, ...] = (
         _("2 to 6 players"),
         _("Korean lowball triple draw: four cards, three draws and four betting rounds. The best "
           "hand has four low cards of four different suits and four different ranks."),
+        _("chips won"),
     ),
 )
 GAME_KEYS = tuple(g.key for g in GAMES)

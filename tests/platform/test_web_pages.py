@@ -463,3 +463,11 @@ def test_upload_banners_say_the_state_the_version_is_in(
         "file": SimpleUploadedFile("bot.py", FIRST_LEGAL.encode()),
     }, follow=True).content.decode()  # fmt: skip
     assert "passed its validation: it plays now" in page and "being validated" not in page
+
+
+def test_score_columns_name_their_unit(client: Client, held_matches: list[int]) -> None:
+    bots = [active_bot("badugi") for _ in range(2)]
+    tournament = tournament_create(created_by=UserFactory(), name="units", game="badugi",
+                                   bot_ids=[b.pk for b in bots])  # fmt: skip
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "Total score (chips won)" in page
