@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Re-extract the translatable strings of the site into platform/arena/locale/{ko,en} and of the arena
 # command (arena_cli/, with argparse's own) into arena_cli/locale/ko; fail if a catalogue has an
-# untranslated (empty) or fuzzy entry; then compile them. Run from anywhere; the arguments choose
-# the parts (default: site arena).
+# untranslated (empty) or fuzzy entry; then compile them; and check that every Markdown document the
+# site serves (docs/) has its Korean twin with the English structure (scripts/check_doc_twins.py).
+# Run from anywhere; the arguments choose the parts (default: site arena docs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
-parts=" ${*:-site arena} "
+parts=" ${*:-site arena docs} "
 catalogues=()
 if [[ $parts == *" site "* ]]; then
   IGNORES=(--ignore=.venv --ignore=var --ignore=tests --ignore=benchmarks --ignore=engine
@@ -37,6 +38,10 @@ for po in "${catalogues[@]}"; do
     status=1
   fi
 done
+if [[ $parts == *" docs "* ]]; then
+  # docs/<page>.md of DOC_PAGES and docs/rules/<game>.md: a <name>.ko.md twin, same structure
+  "$PYTHON" scripts/check_doc_twins.py || status=1
+fi
 [ "$status" = 0 ] || exit "$status"
 if [[ $parts == *" site "* ]]; then
   (cd platform && "../$PYTHON" ../manage.py compilemessages -l ko -l en >/dev/null)

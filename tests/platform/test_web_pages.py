@@ -414,6 +414,29 @@ def test_rules_page_follows_the_language(client: Client) -> None:
     assert "<h1" in english and "Belote" in english and "벨로테 (Belote)" not in english
 
 
+def test_docs_pages_follow_the_language(client: Client) -> None:
+    """/docs/<name>/ serves docs/<name>.ko.md to a Korean reader (Accept-Language or the language
+    cookie); its links to the other documents, .ko.md ones included, lead to the site's pages, and
+    its anchors are the English page's (scripts/check_doc_twins.py keeps the twins in step)."""
+    protocol = client.get("/docs/protocol/", HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert '<article class="document" lang="ko">' in protocol and 'class="note"' not in protocol
+    assert "봇 프로토콜" in protocol and "채널 규칙" in protocol
+    assert 'id="rules-of-the-channel"' in protocol and 'href="#rules-of-the-channel"' in protocol
+
+    client.cookies["django_language"] = "ko"
+    platform = client.get("/docs/platform/").content.decode()
+    assert '<article class="document" lang="ko">' in platform and "레이팅 반영" in platform
+    assert 'href="/docs/protocol/"' in platform and 'href="/docs/replay-format/"' in platform
+    assert ".ko.md" not in platform
+    assert 'id="rated-and-unrated-play"' in platform
+    assert 'href="#rated-and-unrated-play"' in platform
+
+    client.cookies["django_language"] = "en"
+    english = client.get("/docs/platform/").content.decode()
+    assert '<article class="document" lang="en">' in english and "Rated and unrated play" in english
+    assert "레이팅" not in english
+
+
 def test_service_refusals_and_numbers_render_in_korean(client: Client) -> None:
     client.force_login(UserFactory())
     response = client.post("/bots/new/", {"name": "x"}, HTTP_ACCEPT_LANGUAGE="ko")
