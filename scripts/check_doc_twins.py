@@ -11,8 +11,8 @@ twin must have, compared with the English:
 * the same fenced code blocks, in order and language; a block in a language without comments
   (JSON, text, ...) is identical, since code, JSON and transcripts are not translated (Python,
   TOML and shell blocks may translate their comments);
-* as many list items, the same links (one to ``x.ko.md`` counts as one to ``x.md``) and the same
-  HTML comments (``<!-- generated: ... -->`` markers).
+* as many paragraphs and list items, the same links (one to ``x.ko.md`` counts as one to
+  ``x.md``) and the same HTML comments (``<!-- generated: ... -->`` markers).
 
 And every ``#anchor`` that a link in ``docs/`` or the README points at in a served document
 exists in both languages: the site sends ``x.md#anchor`` to ``/docs/x/#anchor`` in the reader's
@@ -59,6 +59,7 @@ class Shape:
     anchors: frozenset[str]
     tables: list[tuple[int, int]]  # (rows, columns)
     code: list[tuple[str, str]]  # (language, text)
+    paragraphs: int
     list_items: int
     links: Counter[str]  # targets, translations' names made the English ones
     comments: list[str]
@@ -80,6 +81,7 @@ def shape(path: Path) -> Shape:
         anchors=frozenset(anchor for _, anchor in headings),
         tables=tables,
         code=code,
+        paragraphs=prose.count("<p>"),
         list_items=prose.count("<li>"),
         links=Counter(_TRANSLATED.sub(".md", html.unescape(h)) for h in _HREF.findall(prose)),
         comments=_COMMENT.findall(text),
@@ -135,6 +137,8 @@ def differences(english: Path, translated: Path) -> list[str]:
             elif a[0] not in COMMENTED and a[1] != b[1]:
                 found.append(f"{where}: fenced block {number} ({a[0] or 'plain'}) differs from "
                              f"{other}'s (code is not translated: copy it)")  # fmt: skip
+    if mine.paragraphs != theirs.paragraphs:
+        found.append(f"{where}: {mine.paragraphs} paragraphs, {other} has {theirs.paragraphs}")
     if mine.list_items != theirs.list_items:
         found.append(f"{where}: {mine.list_items} list items, {other} has {theirs.list_items}")
     if mine.links != theirs.links:
