@@ -183,6 +183,13 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.LimitOffset",
+    # JSON only: the browsable HTML API answered 500 on views without a queryset (its filter
+    # form); people browse the API at /api/docs/ (Swagger UI) instead
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # request bodies are JSON (the upload views take multipart themselves), so the schema offers
+    # one content type per body and generated clients send each field once; deep JSON is a 400
+    # (api.parsers)
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"login": "30/minute"},

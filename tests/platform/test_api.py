@@ -139,11 +139,14 @@ def test_tokens_are_named_listed_and_wrong_passwords_refused(world: World) -> No
     owner.set_password("a-long-password")
     owner.save()
     client = world.client("anonymous")
+    form = client.post("/api/auth/token/", {"username": owner.username, "password": "x"})
+    assert error_of(form, 415)["code"] == "unsupported_media_type"  # bodies are JSON
     error = error_of(client.post("/api/auth/token/", {"username": owner.username,
-                                                      "password": "nope"}), 400)  # fmt: skip
+                                                      "password": "nope"}, format="json"),
+                     400)  # fmt: skip
     assert error["code"] == "invalid_credentials"
     credentials = {"username": owner.username, "password": "a-long-password", "name": "ci"}
-    made = client.post("/api/auth/token/", credentials)
+    made = client.post("/api/auth/token/", credentials, format="json")
     assert made.status_code == 201 and made.json()["token"] and made.json()["expiry"]
     client.credentials(HTTP_AUTHORIZATION=f"Token {made.json()['token']}")
     names = [t["name"] for t in client.get("/api/auth/tokens/").json()["results"]]
