@@ -30,3 +30,14 @@ def seat_entrants(game: engine.Game) -> list[int]:
 
 def seat_partnership(game: engine.Game, seat: int) -> int | None:
     return seat_entrants(game)[seat] if game.teams else None
+
+
+def seat_places(game: engine.Game, placings: list[int]) -> list[int]:
+    """Each seat's place as people read it: in team games the team's place among the teams
+    (1 or 2), not the engine's per-seat competition rank (where partners tie for 1st and the
+    other side is 3rd); a team ranks by its worse seat (a partner's fault sinks the side)."""
+    if not game.teams:
+        return list(placings)
+    worst = [max(placings[s] for s in team) for team in game.teams]
+    team_of = seat_entrants(game)
+    return [1 + sum(1 for w in worst if w < worst[team_of[seat]]) for seat in range(len(placings))]

@@ -222,9 +222,10 @@ def match_record_result(
             finished_at=timezone.now(), deadline=None, boards=boards,
         ):  # fmt: skip
             return False
+        places = formats.seat_places(formats.load(match.game, match.params), result.placings)
         for seat in seats:
             seat.score = result.scores[seat.seat]
-            seat.place = result.placings[seat.seat]
+            seat.place = places[seat.seat]
             seat.fault, seat.fault_message = fault_summary(result, seat.seat)
             seat.log = played.logs[seat.seat]
         MatchSeat.objects.bulk_update(seats, ["score", "place", "fault", "fault_message", "log"])

@@ -85,7 +85,7 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
     assert match.status == MatchStatus.FINISHED and match.attempts == 1
     seats = {s.seat: s for s in match.seats.all()}
     assert [seats[s].fault for s in range(4)] == ["", "crash", "", "crash"]
-    assert seats[1].place == 3 and seats[0].place == 1  # the crashing team places last
+    assert seats[1].place == 2 and seats[0].place == 1  # the crashing team places last (of 2)
     assert "my bug is here" in seats[1].log and "my bug" not in seats[1].fault_message
     replay = match_replay(match_id=match.pk)
     assert replay["game"] == "belote" and len(replay["games"]) == 2  # duplicate set
@@ -230,3 +230,16 @@ def test_the_migrations_fill_the_boards_of_earlier_duplicate_matches_from_their_
     )
     boards = dict(Match.objects.values_list("pk", "boards"))
     assert boards[stored[True][0]] == stored[True][1] and boards[stored[False][0]] is None
+
+
+def test_team_games_record_the_teams_place_not_the_seats_rank() -> None:
+    """Partners tie for 1st in the engine's per-seat ranking, so the other side was 3rd: "place
+    3 of 2". A seat's place is its team's place; a partner's fault sinks the side."""
+    from matches.formats import load, seat_places
+
+    belote = load("belote")
+    assert seat_places(belote, [1, 3, 1, 3]) == [1, 2, 1, 2]
+    assert seat_places(belote, [3, 1, 3, 1]) == [2, 1, 2, 1]
+    assert seat_places(belote, [1, 1, 1, 1]) == [1, 1, 1, 1]
+    assert seat_places(belote, [4, 2, 1, 2]) == [2, 1, 2, 1]  # seat 0 faulted
+    assert seat_places(load("barbu"), [1, 3, 1, 3]) == [1, 3, 1, 3]  # no teams: as ranked

@@ -494,3 +494,5 @@ def test_score_columns_name_their_unit(client: Client, held_matches: list[int]) 
                                    bot_ids=[b.pk for b in bots])  # fmt: skip
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "Total score (chips won)" in page
+    match = played_match("belote")
+    assert "Score (game points)" in client.get(f"/matches/{match.pk}/").content.decode()
