@@ -39,22 +39,20 @@ def unrated_quota_check(*, user: User, count: int) -> None:
     User.objects.select_for_update().filter(pk=user.pk).first()
     pending = _planned_unscheduled(user)
     mine = Match.objects.filter(requested_by=user)
-    hourly: int = settings.ARENA_UNRATED_MATCHES_PER_HOUR
     recent = mine.filter(queued_at__gte=timezone.now() - QUOTA_WINDOW).count() + pending
-    if recent + count > hourly:
-        raise ApplicationError(
-            f"you asked for {recent} matches in the last hour; at most {hourly} per hour "
-            f"(ARENA_UNRATED_MATCHES_PER_HOUR), so {count} more must wait",
-            code="rate_limited",
-        )  # fmt: skip
-    queued_cap: int = settings.ARENA_UNRATED_QUEUED_PER_USER
     waiting = mine.filter(status__in=UNFINISHED).count() + pending
-    if waiting + count > queued_cap:
-        raise ApplicationError(
-            f"{waiting} of your matches are still to play; at most {queued_cap} at once "
-            f"(ARENA_UNRATED_QUEUED_PER_USER), so {count} more must wait",
-            code="rate_limited",
-        )  # fmt: skip
+    caps = (
+        ("ARENA_UNRATED_MATCHES_PER_HOUR", recent, "you asked for {used} matches in the last "
+         "hour; at most {cap} per hour"),
+        ("ARENA_UNRATED_QUEUED_PER_USER", waiting, "{used} of your matches are still to play; "
+         "at most {cap} at once"),
+    )  # fmt: skip
+    for setting, used, said in caps:
+        cap: int = getattr(settings, setting)
+        if used + count > cap:
+            message = said.format(used=used, cap=cap)
+            raise ApplicationError(f"{message} ({setting}), so {count} more must wait",
+                                   code="rate_limited")  # fmt: skip
 
 
 def _planned_unscheduled(user: User) -> int:

@@ -280,7 +280,7 @@ def test_a_bot_that_never_gets_ready_costs_no_other_bot_its_start(
     assert result.placings[0] == 4 and max(result.placings[1:]) < 4
 
 
-AFTER_OVER = """
+UNTIL_EOF = """
 import time
 for line in sys.stdin:
     message = json.loads(line)
@@ -288,6 +288,8 @@ for line in sys.stdin:
         send({"type": "ready"})
     elif message["type"] == "act":
         send({"id": message["id"], "action": message["legal"][0]})
+"""
+AFTER_OVER = UNTIL_EOF + """\
     elif message["type"] == "over":
         time.sleep(0.02)  # a summary that takes a moment to write
         sys.stderr.write("final scores " + json.dumps(message["result"]["scores"]) + "\\n")
@@ -313,17 +315,7 @@ def test_stderr_written_after_over_reaches_the_log(
 def test_a_bot_that_lingers_after_over_is_stopped_after_the_grace(
     bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path], gone: Callable[..., list[int]]
 ) -> None:
-    path = write_bot("""
-import time
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        send({"type": "ready"})
-    elif message["type"] == "act":
-        send({"id": message["id"], "action": message["legal"][0]})
-sys.stderr.write("lingering\\n")
-time.sleep(3600)
-""")
+    path = write_bot(UNTIL_EOF + 'sys.stderr.write("lingering\\n")\ntime.sleep(3600)\n')
     with SandboxedAgent(path, limits) as bot:
         bot.start({"game": GAME, "seat": 0, "params": PARAMS})
         bot.act({}, ["a"])
