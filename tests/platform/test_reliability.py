@@ -24,6 +24,7 @@ from django.contrib.auth.models import User
 from django.db import OperationalError, connection
 
 import engine
+from matches import formats
 from matches.models import Match, MatchReplay, MatchStatus
 from matches.results import SeatResult, bot_results, pairwise_points
 from matches.selectors import match_replay
@@ -159,7 +160,8 @@ def assert_recorded_exactly_once(tournament: Tournament) -> None:
         replay = match_replay(match_id=match.pk)
         assert len(engine.resimulate(replay)) == 2  # both games of the duplicate set
         assert [s.score for s in seats] == replay["result"]["scores"]
-        assert [s.place for s in seats] == replay["result"]["placings"]
+        game = formats.load(match.game, match.params)
+        assert [s.place for s in seats] == formats.seat_places(game, replay["result"]["placings"])
         assert {s.fault for s in seats} == {""}, f"a bot was blamed in {match}"
         entrants = len({s.bot_id for s in seats})
         assert RatingChange.objects.filter(match=match).count() == entrants
