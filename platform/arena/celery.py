@@ -7,10 +7,13 @@ acknowledgement with a prefetch of one safe: a message redelivered after a worke
 either claimed anew or ignored.
 """
 
+import logging
 import os
+import time
 from typing import Any
 
-from celery import Celery
+import redis
+from celery import Celery, signals
 from kombu import Queue
 
 from arena.env import read_int
@@ -21,6 +24,9 @@ SOFT_TIME_LIMIT_S = read_int(os.environ, "ARENA_TASK_TIME_LIMIT_S", default=10 *
 HARD_TIME_LIMIT_S = SOFT_TIME_LIMIT_S + 60
 # Redis re-delivers an unacknowledged message after this long; it must outlast any task run.
 VISIBILITY_TIMEOUT_S = HARD_TIME_LIMIT_S + 30 * 60
+# How often beat sends the reaper (lost workers, a broker restarted empty, overdue messages):
+# with the workers' heartbeats (ARENA_WORKER_LOST_S) it bounds how soon a lost match returns.
+REAP_INTERVAL_S = read_int(os.environ, "ARENA_REAP_INTERVAL_S", default=15, minimum=1)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
@@ -36,8 +42,16 @@ app.conf.update(
     task_time_limit=HARD_TIME_LIMIT_S,
     broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
     broker_connection_retry_on_startup=True,
+    # processes per worker (prefork); docker-compose's worker and benchmarks/load.py both start
+    # `celery --app=arena worker` with no more options, so both run this configuration
+    worker_concurrency=read_int(os.environ, "ARENA_WORKER_CONCURRENCY", default=2, minimum=1),
     beat_schedule={
-        "reap-lost-runs": {"task": "arena.matches.reap", "schedule": 60.0},
+        # a reaper message still waiting when the next one is due is dropped, not run twice
+        "reap-lost-runs": {
+            "task": "arena.matches.reap",
+            "schedule": float(REAP_INTERVAL_S),
+            "options": {"expires": float(REAP_INTERVAL_S)},
+        },
         "schedule-ladders": {"task": "arena.tournaments.schedule_ladders", "schedule": 30.0},
     },
 )
@@ -68,4 +82,38 @@ def queue_name(queue: str) -> str:
     """The broker's name of one of :data:`QUEUES` in this deployment."""
     assert queue in QUEUES, queue
     return str(app.conf.arena_queue_prefix) + queue
+
+
 app.autodiscover_tasks()
+
+
+#: where the broker keeps its marker (with the deployment's queue prefix)
+BROKER_MARKER = "arena:broker-marker"
+
+
+def broker_restarted() -> bool:
+    """Whether the broker lost its data since the last look (a Redis without persistence
+    restarted empty: every queued message is gone): True once, when its marker key is missing
+    and set again; also the first time ever. False if the broker is not Redis or cannot be
+    reached (the next look will tell)."""
+    url = str(app.conf.broker_url or "")
+    if app.conf.task_always_eager or not url.startswith(("redis://", "rediss://", "unix://")):
+        return False
+    key = str(app.conf.arena_queue_prefix) + BROKER_MARKER
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        return bool(client.set(key, str(time.time()), nx=True))
+    except redis.RedisError as error:
+        logging.getLogger(__name__).warning("the broker's marker could not be read: %s", error)
+        return False
+    finally:
+        client.close()
+
+
+@signals.worker_init.connect
+def _start_heartbeat(sender: Any, **kwargs: Any) -> None:
+    """Every worker publishes a heartbeat (``matches.heartbeats``), named before its pool
+    forks so that the pool's processes claim under its name."""
+    from matches.heartbeats import heartbeat_start  # Django is set up by now
+
+    heartbeat_start(hostname=sender.hostname)

@@ -108,6 +108,19 @@ else:
         env, "ARENA_DB_CONN_MAX_AGE", default=60, minimum=0
     )
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # The web server (arena.asgi sets it) runs every request in a thread of its own, where a
+    # thread's connection is never reused: a pool of this many per process instead (0: none),
+    # each connection checked before it is handed out (CONN_HEALTH_CHECKS).
+    _pool_size = read_int(env, "ARENA_DB_POOL_SIZE", default=0, minimum=0)
+    if _pool_size:
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["OPTIONS"] = {
+            "pool": {
+                "min_size": 1,
+                "max_size": _pool_size,
+                "timeout": 30,
+            }
+        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -168,9 +181,18 @@ ARENA_PACKAGE_CACHE = read_path(
 ARENA_TRUSTED_BOTS = read_bool(env, "ARENA_TRUSTED_BOTS", default=False)
 ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=8, minimum=0)
 ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
-# A match queued this long is sent to the workers again (its message may have been lost with a
-# broker restart); a message that was not lost only costs a claim that changes nothing.
+# A match queued this long is sent to the workers again (its message may have been lost); a
+# message that was not lost only costs a claim that changes nothing. The backstop: a broker that
+# restarted empty is noticed by the reaper at once, and everything queued re-sent then
+# (arena.celery.broker_restarted).
 ARENA_MATCH_REDISPATCH_S = read_int(env, "ARENA_MATCH_REDISPATCH_S", default=600, minimum=1)
+# Each worker records a heartbeat this often; a match (or validation) whose worker has been
+# silent for ARENA_WORKER_LOST_S is re-queued by the reaper (matches.heartbeats), long before
+# its lease ends. Silence must span several beats, or a busy database would cost re-runs.
+ARENA_WORKER_HEARTBEAT_S = read_int(env, "ARENA_WORKER_HEARTBEAT_S", default=10, minimum=1)
+ARENA_WORKER_LOST_S = read_int(env, "ARENA_WORKER_LOST_S", default=30, minimum=1)
+if ARENA_WORKER_LOST_S < 2 * ARENA_WORKER_HEARTBEAT_S:
+    raise EnvError("ARENA_WORKER_LOST_S must be at least twice ARENA_WORKER_HEARTBEAT_S")
 # Uploads above this size spill to a temporary file instead of memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 

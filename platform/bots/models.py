@@ -120,6 +120,10 @@ class BotVersion(models.Model):
         help_text="the executable compiled from the sources (compiled runtimes)",
     )  # fmt: skip
     attempts = models.PositiveSmallIntegerField(default=0)
+    run_token = models.UUIDField(null=True, blank=True, help_text="the current validation claim")
+    worker = models.CharField(
+        max_length=255, blank=True, help_text="the claim's worker (its WorkerHeartbeat name)"
+    )
     deadline = models.DateTimeField(null=True, blank=True, help_text="validation lease")
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import tempfile
+import uuid
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from bots.models import (
 from engine.options import SMOKE_PARAMS
 from matches import formats
 from matches.execution import PlatformFailure, SeatBot, fault_summary, play
+from matches.heartbeats import workers_lost
 from sandbox import BotPackageError, PackageCaps, load_bot
 from sandbox.compile import CompileError
 from sandbox.runtimes import RUNTIMES
@@ -171,19 +173,29 @@ def _enqueue_validation(version_id: int, *, countdown_s: int = 0) -> None:
     )
 
 
-def botversion_transition(*, version_id: int, frm: str, to: str, **fields: Any) -> bool:
-    """Move a version from ``frm`` to ``to`` if it is still in ``frm`` (compare-and-swap)."""
+def botversion_transition(
+    *, version_id: int, frm: str, to: str, token: uuid.UUID | None = None, **fields: Any
+) -> bool:
+    """Move a version from ``frm`` to ``to`` if it is still in ``frm`` and, given a claim's
+    token, still held by that claim (compare-and-swap)."""
     if to not in VERSION_TRANSITIONS[frm]:
         raise ValueError(f"a bot version cannot go from {frm} to {to}")
-    return BotVersion.objects.filter(pk=version_id, status=frm).update(status=to, **fields) == 1
+    matching = BotVersion.objects.filter(pk=version_id, status=frm)
+    if token is not None:
+        matching = matching.filter(run_token=token)
+    return matching.update(status=to, **fields) == 1
 
 
-def botversion_validate(*, version_id: int) -> str | None:
+def botversion_validate(*, version_id: int, worker: str = "inline") -> str | None:
     """Claim a pending version, play its smoke match, record the verdict; the new status, or
-    ``None`` if another worker had it (a task delivered twice does nothing the second time)."""
+    ``None`` if another worker had it (a task delivered twice does nothing the second time).
+    The verdict is recorded only by the claim that still holds its token: a claim the reaper
+    gave back (its ``worker``'s heartbeat stopped, or the lease ended) records nothing."""
+    token = uuid.uuid4()
     claimed = botversion_transition(
         version_id=version_id, frm=BotVersionStatus.PENDING, to=BotVersionStatus.VALIDATING,
         attempts=F("attempts") + 1, deadline=timezone.now() + VALIDATION_LEASE,
+        run_token=token, worker=worker[:255],
     )  # fmt: skip
     if not claimed:
         return None
@@ -193,7 +205,7 @@ def botversion_validate(*, version_id: int) -> str | None:
             version.build = build_for_version(version=version)
         except CompileError as err:  # the compiler's messages: the owner's log, not the reason
             botversion_transition(
-                version_id=version_id, frm=BotVersionStatus.VALIDATING,
+                version_id=version_id, frm=BotVersionStatus.VALIDATING, token=token,
                 to=BotVersionStatus.REJECTED, fault=COMPILE_ERROR,
                 reason=f"{err.reason} (the compiler's messages are in the version's log)",
                 log=err.log, deadline=None, validated_at=timezone.now(),
@@ -223,17 +235,18 @@ def botversion_validate(*, version_id: int) -> str | None:
         verdict, message = fault_summary(played.result, seat)
         if verdict:
             botversion_transition(
-                version_id=version_id, frm=BotVersionStatus.VALIDATING,
+                version_id=version_id, frm=BotVersionStatus.VALIDATING, token=token,
                 to=BotVersionStatus.REJECTED, fault=verdict, reason=message,
                 log=played.logs[seat], deadline=None, validated_at=timezone.now(), **evidence,
             )  # fmt: skip
             return BotVersionStatus.REJECTED
     with transaction.atomic():
-        botversion_transition(
+        if not botversion_transition(
             version_id=version_id, frm=BotVersionStatus.VALIDATING, to=BotVersionStatus.ACTIVE,
-            reason="", log=played.logs[own_seats[0]], deadline=None, validated_at=timezone.now(),
-            **evidence,
-        )  # fmt: skip
+            token=token, reason="", log=played.logs[own_seats[0]], deadline=None,
+            validated_at=timezone.now(), **evidence,
+        ):  # fmt: skip
+            return None  # the reaper gave this claim back meanwhile
         newer = Q(current_version__isnull=True) | Q(current_version__number__lt=version.number)
         Bot.objects.filter(newer, pk=version.bot_id).update(current_version=version)
     return BotVersionStatus.ACTIVE
@@ -257,27 +270,30 @@ def validation_summary(result: engine.MatchResult) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _validation_failed(version: BotVersion, error: str) -> None:
-    """The platform could not validate: back to pending, and retried while attempts remain."""
+def _validation_failed(version: BotVersion, error: str) -> bool:
+    """The platform could not validate: back to pending (if ``version``'s claim still holds),
+    and retried while attempts remain."""
     retry = version.attempts < VALIDATION_ATTEMPTS
     reason = "validation could not run on our side" + ("; it will be retried" if retry else "")
-    botversion_transition(
+    returned = botversion_transition(
         version_id=version.pk, frm=BotVersionStatus.VALIDATING, to=BotVersionStatus.PENDING,
-        reason=f"{reason} ({error})", deadline=None,
+        token=version.run_token, reason=f"{reason} ({error})", deadline=None,
     )  # fmt: skip
-    if retry:
+    if returned and retry:
         _enqueue_validation(version.pk, countdown_s=30)
+    return returned
 
 
-def botversions_redispatch(*, now: Any = None) -> int:
+def botversions_redispatch(*, now: Any = None, everything: bool = False) -> int:
     """Send again the validation of versions ``pending`` for longer than
-    ``ARENA_MATCH_REDISPATCH_S`` (a broker restart without persistence loses queued messages);
-    how many. A pending version's ``deadline`` says when it may be re-sent next, so a backlog is
-    re-sent once per period; a message that was not lost after all only makes a claim that
-    changes nothing."""
+    ``ARENA_MATCH_REDISPATCH_S``, or of ``everything`` pending (the broker restarted empty:
+    every queued message is gone); how many. A pending version's ``deadline`` says when it may
+    be re-sent next, so a backlog is re-sent once per period; a message that was not lost after
+    all only makes a claim that changes nothing."""
     now = now or timezone.now()
     period = timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
-    due = Q(deadline__isnull=True, created_at__lt=now - period) | Q(deadline__lt=now)
+    overdue = Q(deadline__isnull=True, created_at__lt=now - period) | Q(deadline__lt=now)
+    due = Q() if everything else overdue
     with transaction.atomic():
         ids = list(
             BotVersion.objects.select_for_update(skip_locked=True)
@@ -291,11 +307,10 @@ def botversions_redispatch(*, now: Any = None) -> int:
 
 
 def botversions_reap(*, now: Any = None) -> int:
-    """Return versions whose validation worker was lost (lease expired) to ``pending``."""
+    """Return versions whose validation worker was lost (its heartbeat stopped, or the lease
+    expired) to ``pending``; how many."""
     now = now or timezone.now()
-    stuck = BotVersion.objects.filter(status=BotVersionStatus.VALIDATING, deadline__lt=now)
-    count = 0
-    for version in stuck:
-        _validation_failed(version, "the worker validating it was lost")
-        count += 1
-    return count
+    lost = Q(deadline__lt=now) | Q(worker__in=workers_lost())
+    stuck = BotVersion.objects.filter(lost, status=BotVersionStatus.VALIDATING)
+    reason = "the worker validating it was lost"
+    return sum(_validation_failed(version, reason) for version in stuck)

@@ -38,7 +38,8 @@ class MatchStatus(models.TextChoices):
     QUEUED = "queued", "queued"
     """Waiting for a worker (its task is in the broker)."""
     RUNNING = "running", "running"
-    """Claimed by a worker until ``deadline``; the reaper re-queues it after that."""
+    """Claimed by a worker; the reaper re-queues it once that worker's heartbeat stops
+    (``WorkerHeartbeat``), or at the latest when the claim's ``deadline`` passes."""
     FINISHED = "finished", "finished"
     """Played to the end; seats and replay recorded."""
     ERROR = "error", "error"
@@ -92,7 +93,9 @@ class Match(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0, help_text="times a worker claimed it")
     run_token = models.UUIDField(null=True, blank=True, help_text="the current claim")
     deadline = models.DateTimeField(null=True, blank=True, help_text="lease of the current claim")
-    worker = models.CharField(max_length=255, blank=True)
+    worker = models.CharField(
+        max_length=255, blank=True, help_text="the claim's worker (its WorkerHeartbeat name)"
+    )
     error = models.TextField(blank=True, help_text="the platform failure, for operators")
     queued_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -172,3 +175,18 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"challenge by {self.requested_by} ({self.match})"
+
+
+class WorkerHeartbeat(models.Model):
+    """A running worker process, beating every ``ARENA_WORKER_HEARTBEAT_S`` (``beat_at`` in the
+    database's clock, so workers on other hosts compare fairly). ``name`` is unique per start of
+    a worker (host name and a random part): a restarted worker, even with the same host name,
+    is another row, so its predecessor's claims still look lost. A match or validation records
+    this name in ``worker`` when it is claimed (``matches.heartbeats``)."""
+
+    name = models.CharField(max_length=255, unique=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    beat_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.name

@@ -4,8 +4,11 @@ The run task claims its match with a compare-and-swap ``queued -> running`` that
 fresh run token and a lease deadline; the result is recorded only by the claim that still holds
 that token, in one transaction with the seats, the replay and the tournament's completion check.
 A message delivered twice, or a run the reaper has given up on, therefore records nothing.
-The database is the source of truth: the reaper also re-sends matches left ``queued`` for long
-(their message was lost with a broker restart), and a duplicate that results is a no-op claim.
+A claim records its worker's heartbeat name (``matches.heartbeats``): the reaper re-queues the
+match once that worker stops beating, or at the latest when the lease ends. The database is the
+source of truth: the reaper also re-sends matches left ``queued`` (at once when the broker
+restarted empty, else after ``ARENA_MATCH_REDISPATCH_S``), and a duplicate that results is a
+no-op claim.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 import engine
@@ -37,10 +40,12 @@ from matches.execution import (
     fault_summary,
     play,
 )
+from matches.heartbeats import workers_lost
 from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
 from matches.seeds import new_seed
 
-#: a claim outlives the task's hard time limit, after which the worker process is gone anyway
+#: a claim outlives the task's hard time limit, after which the worker process is gone anyway;
+#: the backstop for a lost worker (its heartbeat usually tells much sooner)
 MATCH_LEASE = timedelta(seconds=HARD_TIME_LIMIT_S + 60)
 
 
@@ -287,11 +292,13 @@ def _reopen_tournament(match_id: int) -> None:
 
 
 def matches_reap(*, now: datetime | None = None) -> dict[str, int]:
-    """Runs whose lease expired (their worker was killed or lost): re-queue them, or after
-    ``ARENA_MATCH_MAX_ATTEMPTS`` claims end them in ``error``. Counts of both."""
+    """Runs whose worker was killed or lost (its heartbeat stopped, or the lease expired):
+    re-queue them, or after ``ARENA_MATCH_MAX_ATTEMPTS`` claims end them in ``error``. Counts of
+    both."""
     now = now or timezone.now()
     counts = {"requeued": 0, "errored": 0}
-    stuck = Match.objects.filter(status=MatchStatus.RUNNING, deadline__lt=now)
+    lost = Q(deadline__lt=now) | Q(worker__in=workers_lost())
+    stuck = Match.objects.filter(lost, status=MatchStatus.RUNNING)
     for match_id, token, attempts in stuck.values_list("id", "run_token", "attempts"):
         if token is None:  # pragma: no cover - a running match always holds a token
             continue
@@ -316,17 +323,18 @@ def _retry_or_error(match_id: int, token: uuid.UUID, attempts: int, reason: str)
     return requeued
 
 
-def matches_redispatch(*, now: datetime | None = None) -> int:
-    """Send again the run task of matches queued for longer than ``ARENA_MATCH_REDISPATCH_S``
-    (a broker restart without persistence loses every queued message); how many. Their
-    ``queued_at`` restarts, so a long backlog is re-sent once per period, not on every reap, and
-    a message that was not lost after all only makes a claim that changes nothing."""
+def matches_redispatch(*, now: datetime | None = None, everything: bool = False) -> int:
+    """Send again the run task of matches queued for longer than ``ARENA_MATCH_REDISPATCH_S``,
+    or of ``everything`` queued (the broker restarted empty: every queued message is gone); how
+    many. Their ``queued_at`` restarts, so a long backlog is re-sent once per period, not on
+    every reap, and a message that was not lost after all only makes a claim that changes
+    nothing."""
     now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    stale = now - timedelta(seconds=0 if everything else settings.ARENA_MATCH_REDISPATCH_S)
     with transaction.atomic():
         ids = list(
             Match.objects.select_for_update(skip_locked=True)
-            .filter(status=MatchStatus.QUEUED, queued_at__lt=stale)
+            .filter(status=MatchStatus.QUEUED, queued_at__lte=stale)
             .values_list("id", flat=True)
         )
         Match.objects.filter(pk__in=ids, status=MatchStatus.QUEUED).update(queued_at=now)
