@@ -1,5 +1,7 @@
-# The image behind docker-compose.yml's web, worker and beat services.
-FROM python:3.11-slim
+# The images behind docker-compose.yml: the app (web, worker and beat services; target app) and
+# the reverse proxy in front of web (target proxy: nginx with deploy/nginx.conf and the app's
+# static files, so the two never differ).
+FROM python:3.11-slim AS app
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -32,4 +34,8 @@ RUN DEBUG=1 python manage.py collectstatic --noinput
 
 USER arena
 EXPOSE 8000
-CMD ["gunicorn", "--config", "python:arena.gunicorn_conf", "arena.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "--config", "python:arena.gunicorn_conf", "--bind", "0.0.0.0:8000"]
+
+FROM nginx:1.27 AS proxy
+COPY deploy/nginx.conf /etc/nginx/conf.d/default.conf
+COPY --from=app /app/var/static /srv/static

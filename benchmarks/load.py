@@ -1,5 +1,8 @@
 """Load on loopback: simulated users browse ladders, replays and tournaments and others upload
-bots while a tournament runs on 2 worker processes; the site is served by gunicorn.
+bots while a tournament runs on a Celery worker; the site is served by gunicorn. Both run as
+docker-compose.yml starts them: gunicorn with ``arena.gunicorn_conf`` and ``celery --app=arena
+worker`` with ``arena.celery``'s settings (2 web processes, 2 worker processes by default), with
+nothing added on their command lines but an address and the benchmark's queue names.
 
     .venv/bin/python benchmarks/load.py [--seconds 60] [--users 50] [--uploaders 5] [--bots 6]
 
@@ -202,15 +205,14 @@ class Site:
 
 
 @contextmanager
-def gunicorn(env: Mapping[str, str], *, workers: int = 2, threads: int = 4) -> Iterator[Site]:
-    """The site under gunicorn on a free loopback port, once it answers."""
+def gunicorn(env: Mapping[str, str]) -> Iterator[Site]:
+    """The site under gunicorn on a free loopback port, once it answers, configured as
+    docker-compose's web service is (``arena.gunicorn_conf``)."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="arena-gunicorn-", suffix=".log", delete=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", "python:arena.gunicorn_conf",
-         "arena.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
-         "--timeout", "120"],
+         "--bind", f"127.0.0.1:{port}"],
         cwd=ROOT, stdout=log, stderr=log,
         env={**os.environ, **PRODUCTION, **env,
              "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])},
@@ -378,20 +380,17 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
 
     call_command("migrate", verbosity=0)
     home = Path(tempfile.mkdtemp(prefix="arena-load-"))
-    queues = [prefix + q for q in ("default", "validation", "matches")]
-    workers = []
-    for n in range(2):
-        folder = home / f"worker{n}"
-        folder.mkdir()
-        workers.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
-             f"--queues={','.join(queues)}",
-             f"--hostname=load{n}-{prefix}@%h", "--without-gossip", "--without-mingle"],
-            cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"),
-                                                              str(ROOT)]),
-                 "ARENA_PACKAGE_CACHE": str(folder / "cache"), "MEDIA_ROOT": str(folder)},
-        ))  # fmt: skip
+    from arena.celery import QUEUES, app
+
+    queues = [prefix + q for q in QUEUES]
+    # docker-compose's worker: every queue (this run's, by ARENA_QUEUE_PREFIX) and
+    # ARENA_WORKER_CONCURRENCY processes, from arena.celery
+    workers = [subprocess.Popen(
+        [sys.executable, "-m", "celery", "--app=arena", "worker", f"--hostname=load-{prefix}@%h"],
+        cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+             "ARENA_PACKAGE_CACHE": str(home / "cache"), "MEDIA_ROOT": str(home)},
+    )]  # fmt: skip
     try:
         owner = User.objects.create(username="load-owner")
         counter = itertools.count()
@@ -459,7 +458,7 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
                                               finished_at__lte=timezone.now())  # fmt: skip
             print(f"load: {window:.0f} s, {args.users} users browsing, {args.uploaders} "
                   f"uploading every {args.upload_every:g} s, a {loaded.matches.count()}-match "
-                  "tournament on 2 workers")  # fmt: skip
+                  f"tournament on {app.conf.worker_concurrency} worker processes")  # fmt: skip
             print(report.table())
             print(f"requests {report.requests}, errors {len(report.errors)}, "
                   f"5xx {report.server_errors}")  # fmt: skip

@@ -1,8 +1,18 @@
-"""ASGI entry point (``arena.asgi:application``); platform/ must be on the path."""
+"""ASGI entry point (``arena.asgi:application``), what gunicorn serves (``arena.gunicorn_conf``);
+platform/ must be on the path.
+
+Django runs each request's views in a thread of its own here, so a thread's persistent database
+connection would never be used again: the processes share connections through a pool instead
+(``ARENA_DB_POOL_SIZE`` per process, default 8, unless set). As with ``arena.wsgi``, loading it
+imports the URLconf and every view, once in gunicorn's master, and opens no connection.
+"""
 
 import os
 
 from django.core.asgi import get_asgi_application
+from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ.setdefault("ARENA_DB_POOL_SIZE", "8")
 application = get_asgi_application()
+get_resolver().url_patterns  # noqa: B018 - imports the URLconf (see arena.wsgi)

@@ -12,8 +12,10 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from django.db import connection
 
 from .conftest import unavailable
@@ -50,7 +52,8 @@ def test_compose_file_validates() -> None:
 
 
 def test_compose_runs_the_whole_stack() -> None:
-    assert set(compose("--services").split()) == {"web", "worker", "beat", "redis", "postgres"}
+    services = set(compose("--services").split())
+    assert services == {"nginx", "web", "worker", "beat", "redis", "postgres"}
 
 
 def service(rendered: str, name: str) -> list[str]:
@@ -65,6 +68,38 @@ def test_the_worker_may_create_bubblewrap_namespaces_as_a_non_root_user() -> Non
     worker = service(compose(), "worker")
     assert "- seccomp=unconfined" in worker and "- apparmor=unconfined" in worker
     assert "user: 10001:10001" in worker
+
+
+def rendered_services() -> dict[str, Any]:
+    """The services as `docker-compose config` resolves them (anchors merged)."""
+    services: dict[str, Any] = yaml.safe_load(compose())["services"]
+    return services
+
+
+def test_the_site_is_published_by_nginx_only() -> None:
+    """Only the proxy has a port on the host; gunicorn believes exactly one proxy's
+    X-Forwarded-For; the proxy's image carries the committed configuration."""
+    services = rendered_services()
+    web, nginx = services["web"], services["nginx"]
+    assert "ports" not in web and web["expose"] == ["8000"]
+    assert web["environment"]["ARENA_TRUSTED_PROXIES"] == "1"
+    assert nginx["ports"] == ["127.0.0.1:8000:80/tcp"] and nginx["build"]["target"] == "proxy"
+    assert [name for name, s in services.items() if "ports" in s] == ["nginx"]
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "COPY deploy/nginx.conf /etc/nginx/conf.d/default.conf" in dockerfile
+    assert "COPY --from=app /app/var/static /srv/static" in dockerfile
+    assert "server web:8000;" in (ROOT / "deploy" / "nginx.conf").read_text()
+
+
+def test_web_and_worker_take_their_settings_from_the_shared_configuration() -> None:
+    """gunicorn's settings are in arena.gunicorn_conf and the worker's in arena.celery (what
+    benchmarks/load.py starts too): the command lines add nothing that would differ."""
+    services = rendered_services()
+    web_command = services["web"]["command"]
+    assert web_command.endswith(
+        'exec gunicorn --config python:arena.gunicorn_conf --bind 0.0.0.0:8000"'
+    )
+    assert services["worker"]["command"] == "celery --app=arena worker --loglevel=INFO"
 
 
 def test_a_missing_secret_key_stops_the_start_with_a_clear_message() -> None:
