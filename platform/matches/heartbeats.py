@@ -21,10 +21,12 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Q
 from django.db.models.functions import Now
 
 from matches.models import WorkerHeartbeat
@@ -88,7 +90,9 @@ def workers_lost() -> list[str]:
     return list(WorkerHeartbeat.objects.filter(beat_at__lt=since).values_list("name", flat=True))
 
 
-def workers_forget() -> int:
-    """Delete the heartbeats of workers gone for a day; how many."""
-    deleted, _ = WorkerHeartbeat.objects.filter(beat_at__lt=Now() - FORGET_AFTER).delete()
+def workers_forget(*, names: Sequence[str] = ()) -> int:
+    """Delete the heartbeats of the workers ``names`` (found lost and dealt with: one that was
+    only slow beats again, as a new row) and of workers gone for a day; how many."""
+    gone = Q(name__in=names) | Q(beat_at__lt=Now() - FORGET_AFTER)
+    deleted, _ = WorkerHeartbeat.objects.filter(gone).delete()
     return deleted

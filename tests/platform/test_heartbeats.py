@@ -22,6 +22,7 @@ from bots.models import BotVersion, BotVersionStatus
 from matches import heartbeats
 from matches.heartbeats import worker_beat, workers_forget, workers_lost
 from matches.models import Match, MatchStatus, WorkerHeartbeat
+from matches.reaper import reap
 from matches.services import match_claim, match_record_error, matches_reap, matches_redispatch
 from tests.platform.factories import active_bot
 from tests.platform.test_matches import queued_match
@@ -44,8 +45,9 @@ def test_a_worker_is_lost_after_its_silence_only_while_another_beats() -> None:
     assert workers_lost() == []
     worker_beat(name="a")  # a beats again, once more alive (the same row)
     assert workers_lost() == ["b"] and WorkerHeartbeat.objects.count() == 2
+    worker_beat(name="c")
     silent_for("b", 2 * 86_400)
-    assert workers_forget() == 1
+    assert workers_forget(names=["c"]) == 2  # c dealt with, b gone for a day
     assert list(WorkerHeartbeat.objects.values_list("name", flat=True)) == ["a"]
 
 
@@ -76,6 +78,25 @@ def test_a_silent_workers_match_is_requeued_before_its_lease_ends(
     lost.refresh_from_db()
     assert lost.status == MatchStatus.RUNNING and lost.run_token == new_token
     assert lost.attempts == 2
+
+
+def test_a_lost_worker_has_everything_queued_sent_again(held_matches: list[int]) -> None:
+    """It may have held messages unacknowledged, out of everyone's reach until the broker's
+    visibility timeout: everything queued is sent again, once (its heartbeat is forgotten)."""
+    bots_ = [active_bot("badugi") for _ in range(2)]
+    running, waiting = queued_match("badugi", bots_), queued_match("badugi", bots_)
+    worker_beat(name="killed")
+    worker_beat(name="alive")
+    assert match_claim(match_id=running.pk, worker="killed")
+    silent_for("killed", settings.ARENA_WORKER_LOST_S + 1)
+    held_matches.clear()
+    reaped = reap()
+    assert reaped.lost_workers == ["killed"] and reaped.requeued == 1 and reaped.resent == 2
+    assert set(held_matches) == {running.pk, waiting.pk}
+    assert not WorkerHeartbeat.objects.filter(name="killed").exists()
+    held_matches.clear()
+    assert reap().resent == 0 and held_matches == []  # once
+    assert Match.objects.filter(status=MatchStatus.QUEUED).count() == 2
 
 
 def test_a_claim_without_a_heartbeat_waits_for_its_lease(held_matches: list[int]) -> None:

@@ -22,10 +22,12 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import OperationalError, connection
+from django.utils import timezone
+from pytest_django import Settings
 
 import engine
 from matches import formats
-from matches.models import Match, MatchReplay, MatchStatus
+from matches.models import Match, MatchReplay, MatchStatus, WorkerHeartbeat
 from matches.results import SeatResult, bot_results, pairwise_points
 from matches.selectors import match_replay
 from matches.services import matches_reap
@@ -215,23 +217,45 @@ def kill(worker: Worker) -> None:
     worker.process.wait(timeout=60)
 
 
+#: short heartbeat periods for the workers and the reaper of a test (the defaults: 10 s, 30 s)
+QUICK_HEARTBEATS = {"ARENA_WORKER_HEARTBEAT_S": "1", "ARENA_WORKER_LOST_S": "3"}
+
+
 @pytest.mark.timeout(600)
-def test_a_worker_killed_mid_tournament_is_replaced(start_worker: StartWorker) -> None:
+def test_a_worker_killed_mid_tournament_is_replaced(
+    start_worker: StartWorker, settings: Settings
+) -> None:
+    """The killed worker's heartbeat stops: the reaper re-queues its match long before the
+    claim's lease would have ended (periods shortened here; docs/reliability.md has the time
+    with the defaults)."""
+    settings.ARENA_WORKER_LOST_S = 3
     tournament = slow_tournament(3)
-    doomed = start_worker("doomed")
+    doomed = start_worker("doomed", env=QUICK_HEARTBEATS)
     orphan = wait_playing(doomed, [])
     kill(doomed)
+    killed_at = timezone.now()
     orphan.refresh_from_db()
     assert orphan.status == MatchStatus.RUNNING and orphan.attempts == 1  # nobody knows yet
+    assert orphan.deadline is not None and orphan.worker.startswith("doomed-")
 
-    rescuer = start_worker("rescuer")
-    reap_orphan(orphan)
+    rescuer = start_worker("rescuer", env=QUICK_HEARTBEATS)
+    requeued_at = []
+
+    def reaped() -> bool:  # what beat has a worker do every ARENA_REAP_INTERVAL_S
+        if matches_reap()["requeued"]:
+            requeued_at.append(timezone.now())
+        return bool(requeued_at)
+
+    wait_until(reaped, [rescuer], "the orphan re-queued", timeout_s=120)
+    assert requeued_at[0] < orphan.deadline  # by the heartbeat, not the lease
+    assert requeued_at[0] - killed_at >= timedelta(seconds=2)  # silent for ARENA_WORKER_LOST_S
     wait_until(lambda: finished(tournament), [rescuer], "the tournament")
     wait_until(rated_with_reaper(tournament), [rescuer], "the ratings")
     assert_recorded_exactly_once(tournament)
     orphan.refresh_from_db()
     assert orphan.attempts == 2 and orphan.worker.startswith("rescuer-")
     assert set(tournament.matches.exclude(pk=orphan.pk).values_list("attempts", flat=True)) == {1}
+    assert WorkerHeartbeat.objects.filter(name__startswith="rescuer-").count() == 1
 
 
 @pytest.mark.timeout(600)

@@ -1,0 +1,60 @@
+"""The reaper (beat sends it every ``ARENA_REAP_INTERVAL_S``): recover matches, validations,
+ratings and schedules whose worker or message was lost. The database is the source of truth;
+whatever it re-sends that was not lost after all only makes a claim that changes nothing.
+
+* A claim whose worker stopped beating (``matches.heartbeats``), or whose lease ended, goes back
+  to the queue.
+* Messages may be lost with a worker, not only with the broker: a worker killed while it held
+  messages unacknowledged (the next one under way, a retry's countdown) keeps them from
+  everyone until the broker's visibility timeout, 40 minutes. So when a worker is found lost,
+  and when the broker restarted empty (``arena.celery.broker_restarted``), everything queued
+  is sent again at once. Otherwise what waited ``ARENA_MATCH_REDISPATCH_S`` is (the backstop).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Reaped:
+    """What one pass did."""
+
+    lost_workers: list[str]
+    broker_restarted: bool
+    requeued: int  # running matches given back (or ended in error after the attempt cap)
+    resent: int  # queued matches sent again
+    revalidated: int  # pending validations sent again
+
+
+def reap() -> Reaped:
+    """One pass of the reaper."""
+    from arena.celery import broker_restarted
+    from bots.services import botversions_reap, botversions_redispatch
+    from matches.heartbeats import workers_forget, workers_lost
+    from matches.services import matches_reap, matches_redispatch
+    from ratings.services import ladders_rate_overdue
+    from tournaments.services import tournaments_reschedule
+
+    lost = workers_lost()
+    restarted = broker_restarted()
+    everything = restarted or bool(lost)
+    counts = matches_reap()
+    botversions_reap()
+    resent = matches_redispatch(everything=everything)
+    revalidated = botversions_redispatch(everything=everything)
+    if everything:
+        logger.warning(
+            "%s: %d matches and %d validations sent again",
+            "the broker lost its queues (restarted empty?)" if restarted
+            else f"worker(s) lost: {', '.join(lost)}",
+            resent, revalidated,
+        )  # fmt: skip
+    ladders_rate_overdue(older_than=timedelta(0) if restarted else timedelta(minutes=1))
+    tournaments_reschedule()
+    workers_forget(names=lost)  # handled: a worker that was only slow beats again
+    return Reaped(lost, restarted, counts["requeued"] + counts["errored"], resent, revalidated)
