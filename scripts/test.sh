@@ -12,6 +12,7 @@ command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v docker-compose >/dev/null || missing+=(docker-compose)  # validates docker-compose.yml
+[ -x /usr/sbin/nginx ] || missing+=(nginx-light)  # runs deploy/nginx.conf (tests/platform/test_proxy.py)
 command -v msgattrib >/dev/null || missing+=(gettext)  # the translation catalogues' checks
 if [ ${#missing[@]} -gt 0 ]; then
     apt_install "${missing[@]}"
