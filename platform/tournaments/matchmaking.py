@@ -30,6 +30,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import erfc
+
 from ratings.strength import Fit
 
 NEW_VERSION_GAMES = 5
@@ -90,16 +94,24 @@ def plan_tables(
     """Up to ``count`` tables of ``table_size`` entrants (seat order shuffled)."""
     if table_size < 2:
         raise ValueError("a table needs at least two entrants")
-    uncertainty = {
-        pair_key(a.bot, b.bot): order_uncertainty(fit, a.bot, b.bot)
-        for a, b in itertools.combinations(candidates, 2)
-    }
-    planned: Counter[tuple[int, int]] = Counter()
+    bots = [c.bot for c in candidates]
+    position = {bot: k for k, bot in enumerate(bots)}
+    # pair priorities as n × n matrices: a ladder of 1,000 bots has 500,000 pairs, too many
+    # to score one Python call at a time (issue 35: 15 s per top-up)
+    uncertainty = order_uncertainties(fit, bots)
+    met = np.zeros_like(uncertainty)
+    for (a, b), times in meetings.items():
+        if a in position and b in position:
+            met[position[a], position[b]] = met[position[b], position[a]] = times
+    planned = np.zeros_like(uncertainty)
+    # two candidates may share a table unless one author has both (None: a code of its own)
+    authors = np.array([-1 - k if c.author is None else c.author
+                        for k, c in enumerate(candidates)], dtype=np.int64)  # fmt: skip
     joined: Counter[int] = Counter()
 
     def priority(a: int, b: int) -> float:
-        key = pair_key(a, b)
-        return uncertainty[key] / (1 + meetings.get(key, 0) + planned[key])
+        i, j = position[a], position[b]
+        return float(uncertainty[i, j] / (1 + met[i, j] + planned[i, j]))
 
     tables: list[list[int]] = []
     for _ in range(count):
@@ -123,21 +135,17 @@ def plan_tables(
             )  # fmt: skip
             seated = list(best)
         else:
-            pairs: list[tuple[Candidate, Candidate]] = [
-                p for p in itertools.combinations(free, 2) if apart(*p)
-            ]
-            if not pairs:
+            priorities = uncertainty / (1 + met + planned)
+            best_pair = _best_pair([position[c.bot] for c in free], priorities, authors, rng)
+            if best_pair is None:
                 break
-            first, second = max(pairs, key=lambda p: (priority(p[0].bot, p[1].bot), rng.random()))
-            seated = [first, second]
+            seated = [free[best_pair[0]], free[best_pair[1]]]
         while len(seated) < table_size:
             rest = [c for c in free if c not in seated and all(apart(c, s) for s in seated)]
             if not rest:
                 break
-            seated.append(
-                max(rest, key=lambda x: (sum(priority(s.bot, x.bot) for s in seated),
-                                         rng.random()))  # fmt: skip
-            )
+            gains = [(sum(priority(s.bot, x.bot) for s in seated), rng.random()) for x in rest]
+            seated.append(rest[gains.index(max(gains))])
         if len(seated) < table_size:  # nobody left who may join this table
             break
         table = [c.bot for c in seated]
@@ -146,5 +154,44 @@ def plan_tables(
         for bot in table:
             joined[bot] += 1
         for a, b in itertools.combinations(table, 2):
-            planned[pair_key(a, b)] += 1
+            planned[position[a], position[b]] += 1
+            planned[position[b], position[a]] += 1
     return tables
+
+
+def order_uncertainties(fit: Fit[int] | None, bots: Sequence[int]) -> NDArray[np.float64]:
+    """:func:`order_uncertainty` of every pair of ``bots`` at once, as a matrix (the diagonal
+    is meaningless)."""
+    out = np.full((len(bots), len(bots)), 0.5)
+    if fit is None:
+        return out
+    index = {entrant: k for k, entrant in enumerate(fit.entrants)}
+    known = [k for k, bot in enumerate(bots) if bot in index]
+    rows = np.array([index[bots[k]] for k in known], dtype=np.intp)
+    covariance = fit.covariance[np.ix_(rows, rows)]
+    variance = np.diag(covariance)
+    sd = np.sqrt(np.maximum(variance[:, None] + variance[None, :] - 2.0 * covariance, 0.0))
+    theta = fit.theta[rows]
+    gap = np.abs(theta[:, None] - theta[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wrong = 0.5 * erfc(gap / sd / math.sqrt(2.0))
+    out[np.ix_(known, known)] = np.where(sd == 0.0, 0.5, wrong)
+    return out
+
+
+def _best_pair(
+    free: Sequence[int], priorities: NDArray[np.float64], authors: NDArray[np.int64],
+    rng: random.Random,
+) -> tuple[int, int] | None:  # fmt: skip
+    """Indexes into ``free`` (positions of candidates) of the pair of highest priority that
+    may share a table, ties broken at random; None when no pair may."""
+    at = np.asarray(free, dtype=np.intp)
+    values = priorities[np.ix_(at, at)]
+    allowed = np.triu(authors[at][:, None] != authors[at][None, :], k=1)
+    values = np.where(allowed, values, -np.inf)
+    best = values.max(initial=-np.inf)
+    if best == -np.inf:
+        return None
+    ties = np.argwhere(values == best)
+    i, j = ties[rng.randrange(len(ties))]
+    return int(i), int(j)

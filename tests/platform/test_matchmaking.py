@@ -103,6 +103,30 @@ def test_tables_gather_the_most_uncertain_bots_and_respect_capacity(
     assert [sorted(t) for t in tables] == [[1, 2, 3]]  # then too few free bots for a table
 
 
+def test_the_pair_matrix_agrees_with_each_pairs_uncertainty() -> None:
+    rng = np.random.default_rng(5)
+    spread = rng.normal(size=(6, 6))
+    result = Fit((10, 11, 12, 13, 14, 15), rng.normal(size=6), spread @ spread.T / 6)
+    bots = [13, 99, 10, 15, 12]  # 99 has no result yet
+    matrix = matchmaking.order_uncertainties(result, bots)
+    for i, a in enumerate(bots):
+        for j, b in enumerate(bots):
+            if i != j:
+                assert matrix[i, j] == pytest.approx(order_uncertainty(result, a, b), abs=1e-12)
+    assert (matchmaking.order_uncertainties(None, bots) == 0.5).all()
+
+
+def test_a_ladder_of_a_thousand_bots_grows_tables_from_its_most_uncertain_pair() -> None:
+    # issue 35: 500,000 pairs are scored as matrices; a pair of one author never shares a table
+    theta = np.linspace(3.0, -3.0, 1_000)
+    theta[[500, 501, 502]] = [0.0, 0.0, 0.001]  # the three least separated
+    result = Fit(tuple(range(1_000)), theta, np.eye(1_000) * 0.05)
+    candidates = [Candidate(b, SETTLED, 1, author=b if b != 501 else 500) for b in range(1_000)]
+    tables = plan_tables(candidates=candidates, fit=result, meetings={}, table_size=2, count=1,
+                         rng=random.Random(0))  # fmt: skip
+    assert sorted(tables[0]) in ([500, 502], [501, 502])
+
+
 def test_a_table_size_below_two_is_refused() -> None:
     with pytest.raises(ValueError, match="at least two"):
         plan_tables(candidates=settled(1, 2), fit=None, meetings={}, table_size=1, count=1,

@@ -12,6 +12,7 @@ import pytest
 
 import engine
 from bots.models import Bot, BotVersion
+from ratings import strength
 from ratings.selectors import ladder_strengths, match_rankings
 from ratings.strength import (
     ELO_PER_NATURAL,
@@ -343,3 +344,24 @@ def test_match_rankings_share_a_belote_board_by_its_margin() -> None:
         Weighted([(a.pk, 1), (b.pk, 2)], 0.5), Weighted([(b.pk, 1), (a.pk, 2)], 0.5),
     ]  # fmt: skip
     assert 0.7 < won < 0.75  # 78 points: nearly three quarters of the board
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_bootstrap_rows_reach_the_optimum_each_newton_fit_finds(seats: int) -> None:
+    # fit_many starts every resample from the full fit with its Hessian as a fixed
+    # preconditioner (issue 35); the optimum is unique, so Newton's method per row agrees
+    rng = np.random.default_rng(seats)
+    skill = rng.normal(size=30)
+    matches = []
+    for _ in range(400):
+        table = rng.choice(30, size=seats, replace=False)
+        noisy = skill[table] + rng.gumbel(size=seats)
+        ranks = np.argsort(np.argsort(-noisy)) + 1
+        matches.append([[(int(b), int(r)) for b, r in zip(table, ranks, strict=True)]])
+    choices = choices_from_matches(matches)
+    counts = rng.multinomial(choices.matches, np.full(choices.matches, 1.0 / choices.matches),
+                             size=12).astype(np.float64)  # fmt: skip
+    fast = strength.fit_many(choices, counts, alpha=0.1)
+    weights = np.asarray((choices.weights.T @ counts.T).T)
+    newton, _ = strength._newton(choices, weights, 0.1)
+    assert np.abs(fast - newton).max() < 1e-6
