@@ -8,8 +8,9 @@ nothing added on their command lines but an address and the benchmark's queue na
 
 Needs PostgreSQL and Redis on loopback. It DROPS and recreates the database named by
 ``LOAD_DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/arena_load``) and uses
-Redis database 14 with queues of its own. Prints requests, errors and 5xx, p50/p95/p99 latency
-per page, and the tournament's matches per minute without load and under load.
+the Redis database ``LOAD_REDIS_URL`` names (default 14) with queues of its own. Prints
+requests, errors and 5xx, p50/p95/p99 latency per page, and the tournament's matches per minute
+without load and under load.
 
 ``tests/platform/test_load.py`` runs :func:`run_load` for a few seconds against the test
 database (zero errors, zero 5xx; latency is never asserted).
@@ -349,7 +350,7 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
 
     database = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_load")
     prefix = f"load-{os.getpid()}-"
-    redis_url = "redis://127.0.0.1:6379/14"
+    redis_url = os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/14")
     env = {"DATABASE_URL": database, "CELERY_BROKER_URL": redis_url, "ARENA_CACHE_URL": redis_url,
            "ARENA_EXECUTION": "celery", "ARENA_QUEUE_PREFIX": prefix,
            "ARENA_UPLOADS_PER_HOUR": "0", "DJANGO_SETTINGS_MODULE": "arena.settings"}  # fmt: skip
