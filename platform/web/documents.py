@@ -1,11 +1,14 @@
 """The project's own Markdown documents (rules, protocol), rendered in the active language.
 
 These files are ours (under ``docs/``), so their HTML is trusted; nothing a user typed ever goes
-through here.
+through here. Their links are written for the repository (``ranking.md``, ``rules/``,
+``img/x.svg``) and rewritten here to the site's pages, so a link works in both places.
 """
 
 from __future__ import annotations
 
+import base64
+import mimetypes
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,12 +16,17 @@ from pathlib import Path
 
 import markdown
 from django.conf import settings
+from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 DOCS = Path(settings.BASE_DIR) / "docs"
 #: ``docs/`` pages offered at ``/docs/<name>/`` besides the rules
 DOC_PAGES = ("protocol", "platform", "replay-format")
 _MD_LINK = re.compile(r'href="(?:\.\./)?(?:rules/)?([a-z-]+)(?:\.ko)?\.md(#[^"]*)?"')
+#: the folder of the rules pages, which the site lists on its "write a bot" page
+_RULES_FOLDER = re.compile(r'href="(?:\.\./)?rules/"')
+#: an image beside the documents (``docs/img/``)
+_IMAGE = re.compile(r'src="img/([\w.-]+)"')
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,8 @@ def _render(path: Path, language: str, _mtime: int) -> Document:
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
     html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
     html = _MD_LINK.sub(lambda m: f'href="{_site_link(m.group(1))}{m.group(2) or ""}"', html)
+    html = _RULES_FOLDER.sub(f'href="{reverse("write_a_bot")}"', html)
+    html = _IMAGE.sub(lambda m: f'src="{_data_url(DOCS / "img" / m.group(1))}"', html)
     # a code block wider than a phone scrolls: keyboard users must be able to focus it to scroll
     html = html.replace("<pre>", '<pre tabindex="0">')
     return Document(title, mark_safe(html), language)  # our own docs, see above
@@ -51,5 +61,12 @@ def _render(path: Path, language: str, _mtime: int) -> Document:
 def _site_link(name: str) -> str:
     """Links between the documents point at the site's pages instead of the .md files."""
     if name in ("belote", "bauer", "barbu", "badugi"):
-        return f"/rules/{name}/"
-    return f"/docs/{name}/"
+        return reverse("rules", args=[name])
+    return reverse("doc", args=[name])
+
+
+def _data_url(path: Path) -> str:
+    """An image inlined into the page (the site has no URL for ``docs/img/``; the
+    Content-Security-Policy allows ``data:`` images). The figures are a few tens of kB."""
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{kind};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
