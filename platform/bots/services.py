@@ -310,7 +310,7 @@ def botversions_reap(*, now: Any = None) -> int:
     """Return versions whose validation worker was lost (its heartbeat stopped, or the lease
     expired) to ``pending``; how many."""
     now = now or timezone.now()
-    lost = Q(deadline__lt=now) | Q(worker__in=workers_lost())
+    lost = Q(deadline__lt=now) | Q(worker__in=list(workers_lost()))
     stuck = BotVersion.objects.filter(lost, status=BotVersionStatus.VALIDATING)
     reason = "the worker validating it was lost"
     return sum(_validation_failed(version, reason) for version in stuck)

@@ -22,7 +22,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
@@ -81,13 +81,13 @@ def worker_beat(*, name: str) -> None:
         WorkerHeartbeat.objects.create(name=name, beat_at=Now())
 
 
-def workers_lost() -> list[str]:
-    """The names of workers silent for ``ARENA_WORKER_LOST_S`` while another worker's
-    heartbeat is fresh; none while no heartbeat is fresh."""
+def workers_lost() -> dict[str, datetime]:
+    """The workers silent for ``ARENA_WORKER_LOST_S`` while another worker's heartbeat is
+    fresh, with their last beat; none while no heartbeat is fresh."""
     since = Now() - timedelta(seconds=settings.ARENA_WORKER_LOST_S)
     if not WorkerHeartbeat.objects.filter(beat_at__gte=since).exists():
-        return []
-    return list(WorkerHeartbeat.objects.filter(beat_at__lt=since).values_list("name", flat=True))
+        return {}
+    return dict(WorkerHeartbeat.objects.filter(beat_at__lt=since).values_list("name", "beat_at"))
 
 
 def workers_forget(*, names: Sequence[str] = ()) -> int:

@@ -7,8 +7,9 @@ whatever it re-sends that was not lost after all only makes a claim that changes
 * Messages may be lost with a worker, not only with the broker: a worker killed while it held
   messages unacknowledged (the next one under way, a retry's countdown) keeps them from
   everyone until the broker's visibility timeout, 40 minutes. So when a worker is found lost,
-  and when the broker restarted empty (``arena.celery.broker_restarted``), everything queued
-  is sent again at once. Otherwise what waited ``ARENA_MATCH_REDISPATCH_S`` is (the backstop).
+  every match queued before it died is sent again at once, and when the broker restarted empty
+  (``arena.celery.broker_restarted``) everything queued is. Otherwise what waited
+  ``ARENA_MATCH_REDISPATCH_S`` is (the backstop).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -42,12 +46,15 @@ def reap() -> Reaped:
 
     lost = workers_lost()
     restarted = broker_restarted()
-    everything = restarted or bool(lost)
     counts = matches_reap()
     botversions_reap()
-    resent = matches_redispatch(everything=everything)
-    revalidated = botversions_redispatch(everything=everything)
-    if everything:
+    # a lost worker held only messages sent before it died: by its last beat and a period
+    died_by = max(lost.values(), default=None)
+    if died_by is not None:
+        died_by += timedelta(seconds=settings.ARENA_WORKER_HEARTBEAT_S)
+    resent = matches_redispatch(queued_before=timezone.now() if restarted else died_by)
+    revalidated = botversions_redispatch(everything=restarted or bool(lost))
+    if restarted or lost:
         logger.warning(
             "%s: %d matches and %d validations sent again",
             "the broker lost its queues (restarted empty?)" if restarted
@@ -56,5 +63,6 @@ def reap() -> Reaped:
         )  # fmt: skip
     ladders_rate_overdue(older_than=timedelta(0) if restarted else timedelta(minutes=1))
     tournaments_reschedule()
-    workers_forget(names=lost)  # handled: a worker that was only slow beats again
-    return Reaped(lost, restarted, counts["requeued"] + counts["errored"], resent, revalidated)
+    workers_forget(names=list(lost))  # handled: a worker that was only slow beats again
+    return Reaped(list(lost), restarted, counts["requeued"] + counts["errored"], resent,
+                  revalidated)  # fmt: skip

@@ -297,7 +297,7 @@ def matches_reap(*, now: datetime | None = None) -> dict[str, int]:
     both."""
     now = now or timezone.now()
     counts = {"requeued": 0, "errored": 0}
-    lost = Q(deadline__lt=now) | Q(worker__in=workers_lost())
+    lost = Q(deadline__lt=now) | Q(worker__in=list(workers_lost()))
     stuck = Match.objects.filter(lost, status=MatchStatus.RUNNING)
     for match_id, token, attempts in stuck.values_list("id", "run_token", "attempts"):
         if token is None:  # pragma: no cover - a running match always holds a token
@@ -323,14 +323,18 @@ def _retry_or_error(match_id: int, token: uuid.UUID, attempts: int, reason: str)
     return requeued
 
 
-def matches_redispatch(*, now: datetime | None = None, everything: bool = False) -> int:
+def matches_redispatch(
+    *, now: datetime | None = None, queued_before: datetime | None = None
+) -> int:
     """Send again the run task of matches queued for longer than ``ARENA_MATCH_REDISPATCH_S``,
-    or of ``everything`` queued (the broker restarted empty: every queued message is gone); how
-    many. Their ``queued_at`` restarts, so a long backlog is re-sent once per period, not on
-    every reap, and a message that was not lost after all only makes a claim that changes
-    nothing."""
+    and of those queued (or last sent) before ``queued_before`` (whose message may be lost: the
+    broker restarted empty, or a worker that held it died); how many. Their ``queued_at``
+    restarts, so a long backlog is re-sent once per period, not on every reap, and a message
+    that was not lost after all only makes a claim that changes nothing."""
     now = now or timezone.now()
-    stale = now - timedelta(seconds=0 if everything else settings.ARENA_MATCH_REDISPATCH_S)
+    stale = now - timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    if queued_before is not None:
+        stale = max(stale, queued_before)
     with transaction.atomic():
         ids = list(
             Match.objects.select_for_update(skip_locked=True)

@@ -38,13 +38,13 @@ def silent_for(name: str, seconds: float) -> None:
 def test_a_worker_is_lost_after_its_silence_only_while_another_beats() -> None:
     worker_beat(name="a")
     worker_beat(name="b")
-    assert WorkerHeartbeat.objects.count() == 2 and workers_lost() == []
+    assert WorkerHeartbeat.objects.count() == 2 and not workers_lost()
     silent_for("a", settings.ARENA_WORKER_LOST_S + 1)
-    assert workers_lost() == ["a"]
+    assert list(workers_lost()) == ["a"]
     silent_for("b", settings.ARENA_WORKER_LOST_S + 5)  # nobody beats: the database was away
-    assert workers_lost() == []
+    assert not workers_lost()
     worker_beat(name="a")  # a beats again, once more alive (the same row)
-    assert workers_lost() == ["b"] and WorkerHeartbeat.objects.count() == 2
+    assert list(workers_lost()) == ["b"] and WorkerHeartbeat.objects.count() == 2
     worker_beat(name="c")
     silent_for("b", 2 * 86_400)
     assert workers_forget(names=["c"]) == 2  # c dealt with, b gone for a day
@@ -80,23 +80,28 @@ def test_a_silent_workers_match_is_requeued_before_its_lease_ends(
     assert lost.attempts == 2
 
 
-def test_a_lost_worker_has_everything_queued_sent_again(held_matches: list[int]) -> None:
+def test_a_lost_worker_has_what_was_queued_before_it_died_sent_again(
+    held_matches: list[int],
+) -> None:
     """It may have held messages unacknowledged, out of everyone's reach until the broker's
-    visibility timeout: everything queued is sent again, once (its heartbeat is forgotten)."""
+    visibility timeout: the matches queued before it died are sent again, once (its heartbeat
+    is forgotten); those sent after it died cannot have reached it."""
     bots_ = [active_bot("badugi") for _ in range(2)]
     running, waiting = queued_match("badugi", bots_), queued_match("badugi", bots_)
+    later = queued_match("badugi", bots_)
     worker_beat(name="killed")
     worker_beat(name="alive")
     assert match_claim(match_id=running.pk, worker="killed")
     silent_for("killed", settings.ARENA_WORKER_LOST_S + 1)
+    Match.objects.filter(pk=waiting.pk).update(queued_at=timezone.now() - timedelta(minutes=1))
     held_matches.clear()
     reaped = reap()
-    assert reaped.lost_workers == ["killed"] and reaped.requeued == 1 and reaped.resent == 2
-    assert set(held_matches) == {running.pk, waiting.pk}
+    assert reaped.lost_workers == ["killed"] and reaped.requeued == 1 and reaped.resent == 1
+    assert set(held_matches) == {running.pk, waiting.pk} and later.pk not in held_matches
     assert not WorkerHeartbeat.objects.filter(name="killed").exists()
     held_matches.clear()
     assert reap().resent == 0 and held_matches == []  # once
-    assert Match.objects.filter(status=MatchStatus.QUEUED).count() == 2
+    assert Match.objects.filter(status=MatchStatus.QUEUED).count() == 3
 
 
 def test_a_claim_without_a_heartbeat_waits_for_its_lease(held_matches: list[int]) -> None:
@@ -148,7 +153,7 @@ def test_everything_queued_is_sent_again_at_once(
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersionStatus.PENDING)
     held_matches.clear()
     assert matches_redispatch() == 0 and bots.services.botversions_redispatch() == 0
-    assert matches_redispatch(everything=True) == 1 and held_matches == [match.pk]
+    assert matches_redispatch(queued_before=timezone.now()) == 1 and held_matches == [match.pk]
     assert bots.services.botversions_redispatch(everything=True) == 1 and sent == [version.pk]
 
 
