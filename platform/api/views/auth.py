@@ -31,6 +31,7 @@ class TokenObtainView(APIView):
         request=TokenRequestSerializer,
         responses={201: TokenCreatedSerializer, **errors(400, 429)},
         summary="Issue a named API token",
+        auth=[],  # no security requirement: generated clients call it without a token
     )
     def post(self, request: Request) -> Response:
         given = TokenRequestSerializer(data=request.data)
