@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 DOCS = Path(settings.BASE_DIR) / "docs"
 #: ``docs/`` pages offered at ``/docs/<name>/`` besides the rules
-DOC_PAGES = ("protocol", "platform", "replay-format")
+DOC_PAGES = ("protocol", "platform", "replay-format", "runtimes", "ranking")
 _MD_LINK = re.compile(r'href="(?:\.\./)?(?:rules/)?([a-z-]+)(?:\.ko)?\.md(#[^"]*)?"')
 #: the folder of the rules pages, which the site lists on its "write a bot" page
 _RULES_FOLDER = re.compile(r'href="(?:\.\./)?rules/"')
