@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
@@ -28,8 +30,11 @@ DOCUMENTS = [reverse("doc", args=[name]) for name in DOC_PAGES] + [
     reverse("rules", args=[game.key]) for game in GAMES
 ]
 #: pages outside the documents that link to them
-POINTERS = [reverse("home"), reverse("write_a_bot")]
+POINTERS = [reverse("home"), reverse("write_a_bot")] + [
+    reverse("ladder", args=[game.key]) for game in GAMES
+]
 _ARTICLE = re.compile(r'<article class="document" lang="([a-z]+)">(.*?)</article>', re.DOTALL)
+_TEMPLATE_DOC_LINK = re.compile(r"""{% url ["']doc["'] ["']([^"']+)["']""")
 
 
 class _Links(HTMLParser):
@@ -117,6 +122,19 @@ def test_the_pages_pointing_at_the_documents_lead_to_served_ones(
     assert reverse("doc", args=["platform"]) in followed  # the footer
     assert reverse("doc", args=["protocol"]) in followed  # write a bot
     assert {reverse("rules", args=[game.key]) for game in GAMES} <= followed
+
+
+def test_every_template_links_to_a_served_document() -> None:
+    """The pages behind a login are not crawled above: their templates' links to documents are
+    read instead (``{% url 'doc' 'name' %}`` resolves for any name, served or not)."""
+    templates = Path(settings.BASE_DIR) / "platform" / "templates"
+    linked = {
+        (path.name, name)
+        for path in templates.rglob("*.html")
+        for name in _TEMPLATE_DOC_LINK.findall(path.read_text(encoding="utf-8"))
+    }
+    assert ("base.html", "platform") in linked
+    assert [link for link in linked if link[1] not in DOC_PAGES] == []
 
 
 def test_a_document_the_site_does_not_serve_is_a_404(site: _Site) -> None:
