@@ -13,16 +13,18 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlencode
 
 import markdown
 from django.conf import settings
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 DOCS = Path(settings.BASE_DIR) / "docs"
 #: ``docs/`` pages offered at ``/docs/<name>/`` besides the rules
 DOC_PAGES = ("protocol", "platform", "replay-format", "runtimes", "ranking")
-_MD_LINK = re.compile(r'href="(?:\.\./)?(?:rules/)?([a-z-]+)(?:\.ko)?\.md(#[^"]*)?"')
+_MD_LINK = re.compile(r'href="(?:\.\./)?(?:rules/)?([a-z-]+)(\.ko)?\.md(#[^"]*)?"')
 #: the folder of the rules pages, which the site lists on its "write a bot" page
 _RULES_FOLDER = re.compile(r'href="(?:\.\./)?rules/"')
 #: an image beside the documents (``docs/img/``)
@@ -50,12 +52,25 @@ def _render(path: Path, language: str, _mtime: int) -> Document:
     text = path.read_text(encoding="utf-8")
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "")
     html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
-    html = _MD_LINK.sub(lambda m: f'href="{_site_link(m.group(1))}{m.group(2) or ""}"', html)
+    name = path.name.split(".")[0]
+    html = _MD_LINK.sub(lambda m: f'href="{_link(m, document=name, language=language)}"', html)
     html = _RULES_FOLDER.sub(f'href="{reverse("write_a_bot")}"', html)
     html = _IMAGE.sub(lambda m: f'src="{_data_url(DOCS / "img" / m.group(1))}"', html)
     # a code block wider than a phone scrolls: keyboard users must be able to focus it to scroll
     html = html.replace("<pre>", '<pre tabindex="0">')
     return Document(title, mark_safe(html), language)  # our own docs, see above
+
+
+def _link(match: re.Match[str], *, document: str, language: str) -> str:
+    """A link to ``<name>[.ko].md[#anchor]`` written in ``document`` (in ``language``). A link to
+    the page's own other language ("English · 한국어" atop the rules) switches the reader's
+    language: both versions are served at one URL, so a plain link would reload this one."""
+    name, translated, anchor = match.groups()
+    page = _site_link(name)
+    target = "ko" if translated else "en"
+    if name == document and target != language and not anchor:
+        return escape(f"{reverse('language')}?{urlencode({'language': target, 'next': page})}")
+    return page + (anchor or "")
 
 
 def _site_link(name: str) -> str:

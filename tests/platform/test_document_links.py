@@ -68,8 +68,10 @@ class _Site:
         self.broken: list[str] = []
 
     def get(self, url: str, language: str) -> tuple[int, str]:
+        """The page at ``url`` after any redirect, for a reader of ``language``."""
         if (url, language) not in self.pages:
-            response = self.client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+            response = self.client.get(url, HTTP_ACCEPT_LANGUAGE=language, follow=True)
+            self.client.cookies.clear()  # a language link's choice must not outlive its check
             self.pages[url, language] = (response.status_code, response.content.decode())
         return self.pages[url, language]
 
@@ -122,6 +124,22 @@ def test_the_pages_pointing_at_the_documents_lead_to_served_ones(
     assert reverse("doc", args=["platform"]) in followed  # the footer
     assert reverse("doc", args=["protocol"]) in followed  # write a bot
     assert {reverse("rules", args=[game.key]) for game in GAMES} <= followed
+
+
+@pytest.mark.parametrize(
+    ("language", "other", "label"), [("en", "ko", "한국어"), ("ko", "en", "English")]
+)
+def test_a_rules_pages_link_to_its_other_language_switches_the_language(
+    client: Client, language: str, other: str, label: str
+) -> None:
+    """Both languages of a page share its URL: "English · 한국어" atop the rules switches."""
+    html = client.get("/rules/belote/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    switch = re.search(rf'<a href="([^"]*)">{label}</a>', html)
+    assert switch is not None
+    response = client.get(switch.group(1).replace("&amp;", "&"), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 302 and response["Location"] == "/rules/belote/"
+    page = client.get("/rules/belote/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert f'<article class="document" lang="{other}">' in page
 
 
 def test_every_template_links_to_a_served_document() -> None:
