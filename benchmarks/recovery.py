@@ -1,7 +1,7 @@
 """Recovery benchmark (issue 30): a round robin through docker-compose's processes with its
 defaults, fault-free, then with the worker killed and Redis restarted empty mid-run.
 
-    .venv/bin/python benchmarks/recovery.py [--bots 16] [--redis-port 6392]
+    .venv/bin/python benchmarks/recovery.py [--bots 16] [--repeat 1]
 
 The processes are docker-compose's: one worker ``celery worker --concurrency=2`` (prefork) on
 the four queues, ``celery beat``, Redis without persistence, PostgreSQL; no ``ARENA_*`` period
@@ -16,8 +16,9 @@ restart policy); halfway, it stops Redis and starts it again empty after ``--out
 Prints both times, their difference (target <= 90 s) and the matches' attempts.
 
 Needs PostgreSQL on loopback and ``redis-server``. It runs its OWN redis-server on
-``--redis-port`` (stopped and started; never point it at a shared one) and DROPS and recreates
-the database named by ``BENCH_DATABASE_URL`` (default ``.../arena_bench_recovery``).
+``--redis-port`` (default: a free port; it is stopped and started, so never a shared one) and
+DROPS and recreates the database named by ``BENCH_DATABASE_URL`` (default
+``.../arena_bench_recovery``).
 """
 
 from __future__ import annotations
@@ -25,19 +26,25 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PARSER = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 PARSER.add_argument("--bots", type=int, default=16)
-PARSER.add_argument("--redis-port", type=int, default=6392)
+PARSER.add_argument("--redis-port", type=int, default=0, help="default: a free one")
 PARSER.add_argument("--outage", type=float, default=3.0, help="seconds Redis stays down")
 PARSER.add_argument("--repeat", type=int, default=1, help="pairs of runs")
 ARGS = PARSER.parse_args()
+if not ARGS.redis_port:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        ARGS.redis_port = probe.getsockname()[1]
 BROKER_URL = f"redis://127.0.0.1:{ARGS.redis_port}/0"
 os.environ.setdefault(
     "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_bench_recovery"
@@ -68,7 +75,7 @@ class Redis:
             try:
                 client.ping()
                 return
-            except redis.ConnectionError:
+            except redis.RedisError:
                 time.sleep(0.1)
         raise SystemExit(f"redis-server did not start on port {ARGS.redis_port}")
 
@@ -79,6 +86,7 @@ class Redis:
 
 
 HOME = Path(tempfile.mkdtemp(prefix="arena-bench-recovery-"))
+LOG_TIME = "%Y-%m-%d %H:%M:%S,%f"  # Celery's log lines start "[2026-12-05 17:01:48,787: ..."
 WORKER: subprocess.Popen[bytes]  # the worker of the moment (started again after the kill)
 BROKER = Redis(HOME)
 BROKER.start()  # before platform_throughput's import: its set-up reaches the broker
@@ -157,11 +165,13 @@ def faulted(organiser: User, bot_ids: list[int], clean_s: float) -> float:
     tournament = round_robin("faulted", organiser, bot_ids)
     kill_at, outage_at = started + clean_s / 4, started + clean_s / 2
     events = []
+    killed = back = datetime.now()
     while running(tournament):
         now = time.monotonic()
         if kill_at and now >= kill_at:
             os.killpg(WORKER.pid, signal.SIGKILL)  # the container ends with its processes
             WORKER.wait()
+            killed = datetime.now()
             WORKER = start_worker()  # the restart policy, under the same host name
             events.append(f"worker killed at {now - started:.1f} s")
             kill_at = 0
@@ -169,12 +179,19 @@ def faulted(organiser: User, bot_ids: list[int], clean_s: float) -> float:
             BROKER.stop()
             time.sleep(ARGS.outage)
             BROKER.start()  # empty: every queued message is gone
+            back = datetime.now()
             events.append(f"Redis down {now - started:.1f}-{time.monotonic() - started:.1f} s")
             outage_at = 0
         time.sleep(0.2)
     faulted_s = time.monotonic() - started
     print(f"faulted: {tournament.matches.count()} matches in {faulted_s:.1f} s "
           f"({attempts(tournament)}); {'; '.join(events)}")  # fmt: skip
+    for line in (HOME / "worker.log").read_text().splitlines():  # the reaper's findings
+        if "sent again" in line and (when := datetime.strptime(line[1:24], LOG_TIME)) > killed:
+            since = f"{(when - killed).total_seconds():.1f} s after the kill"
+            if when > back:
+                since = f"{(when - back).total_seconds():.1f} s after Redis came back"
+            print(f"  reaper, {since}: {line.split('] ', 1)[1]}")
     return faulted_s
 
 

@@ -55,12 +55,10 @@ def reap() -> Reaped:
     resent = matches_redispatch(queued_before=timezone.now() if restarted else died_by)
     revalidated = botversions_redispatch(everything=restarted or bool(lost))
     if restarted or lost:
-        logger.warning(
-            "%s: %d matches and %d validations sent again",
-            "the broker lost its queues (restarted empty?)" if restarted
-            else f"worker(s) lost: {', '.join(lost)}",
-            resent, revalidated,
-        )  # fmt: skip
+        why = ["the broker lost its queues (restarted empty?)"] if restarted else []
+        why += [f"worker {name} lost" for name in lost]
+        logger.warning("%s: %d matches and %d validations sent again", "; ".join(why),
+                       resent, revalidated)  # fmt: skip
     ladders_rate_overdue(older_than=timedelta(0) if restarted else timedelta(minutes=1))
     tournaments_reschedule()
     workers_forget(names=list(lost))  # handled: a worker that was only slow beats again
