@@ -74,8 +74,6 @@ Z95 = 1.959963984540054
 MAX_TIED = 8  # 2**(d-1)·d choices for d tied entrants: a table is at most 6 seats
 _MAX_ITERATIONS = 100
 _TOLERANCE = 1e-9
-#: preconditioned steps a bootstrap row may take before Newton's method finishes it
-_FIXED_ITERATIONS = 200
 _CHUNK_CELLS = 4_000_000  # floats per batched array: bounds memory for large ladders
 
 
@@ -334,12 +332,13 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     """Strengths for each row of ``match_weights`` (data sets × matches: how often each match
     counts), in batches; rows of the result are centred ``θ`` vectors.
 
-    Every row is solved from the fit of all matches (each counted once) with that fit's
-    Hessian as a fixed preconditioner: a resample's optimum is near the full fit's, and the
-    iteration then costs a gradient and a matrix product instead of assembling and solving an
-    entrants × entrants Newton system per row (1,000 bots: 40 s for 200 resamples; issue 35).
-    The objective is strictly convex, so the optimum is the same; a row that has not converged
-    after :data:`_FIXED_ITERATIONS` steps is finished by Newton's method."""
+    Every row is solved by truncated Newton (:func:`_newton_cg`) from the fit of all matches
+    (each counted once), with that fit's inverse Hessian as the conjugate gradient's
+    preconditioner: a resample's optimum is near the full fit's, and each step then costs
+    Hessian-vector products instead of assembling and solving an entrants × entrants system
+    per row (1,000 bots: about 10 minutes for 200 resamples by Newton's method; issue 35). The
+    objective is strictly convex, so the optimum is the same; a row that has not converged
+    after :data:`_MAX_ITERATIONS` steps is finished by Newton's method."""
     n = len(choices.entrants)
     out = np.empty((match_weights.shape[0], n))
     if match_weights.shape[0] == 0:
@@ -347,11 +346,11 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     full = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
     start_theta, hessian = _newton(choices, full, alpha)
     inverse = np.linalg.inv(hessian[0])
-    per_set = max(1, choices.chosen.shape[0] * max(1, choices.alternatives.shape[1]) + n)
+    per_set = max(1, 4 * choices.chosen.shape[0] * max(1, choices.alternatives.shape[1]) + n)
     batch = max(1, _CHUNK_CELLS // per_set)
     for start in range(0, match_weights.shape[0], batch):
         weights = np.asarray((choices.weights.T @ match_weights[start : start + batch].T).T)
-        theta, done = _preconditioned(choices, weights, alpha, start_theta, inverse)
+        theta, done = _newton_cg(choices, weights, alpha, start_theta, inverse)
         out[start : start + batch] = theta
         if not done.all():
             rest = np.flatnonzero(~done)
@@ -359,24 +358,27 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     return out
 
 
-def _preconditioned(
+def _newton_cg(
     choices: Choices[Entrant], weights: FloatArray, alpha: float, start: FloatArray,
     inverse: FloatArray,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:  # fmt: skip
-    """Minimise every row's objective (see :func:`_newton`) from ``start`` with steps
-    ``inverse @ gradient``; ``(centred θ per row, whether each row converged)``."""
+    """Minimise every row's objective (see :func:`_newton`) from ``start``: Newton steps whose
+    systems are solved by conjugate gradients preconditioned with ``inverse``, to a relative
+    residual that shrinks with the gradient (so the steps end as Newton's do); ``(centred θ
+    per row, whether each row converged)``."""
     sets = weights.shape[0]
     theta = np.repeat(start.reshape(1, -1), sets, axis=0)
     done = np.zeros(sets, dtype=bool)
     if choices.chosen.shape[0] == 0:
         return theta - theta.mean(axis=1, keepdims=True), ~done
-    wins = np.zeros_like(theta)
-    np.add.at(wins.T, choices.chosen, weights.T)
+    wins = _scatter(weights[..., None], choices.chosen[:, None], theta.shape[1])
     value = _objective(choices, weights, theta, wins, alpha)
-    for _ in range(_FIXED_ITERATIONS):
-        gradient, _p, _wp = _gradient(choices, weights, theta, wins, alpha)
-        step = gradient @ inverse
-        step[done] = 0.0
+    for _ in range(_MAX_ITERATIONS):
+        gradient, p, wp = _gradient(choices, weights, theta, wins, alpha)
+        gradient[done] = 0.0
+        size = np.sqrt((gradient**2).sum(axis=1))
+        forcing = np.minimum(0.5, np.sqrt(size)) * size
+        step = _conjugate_gradients(choices, p, wp, alpha, gradient, inverse, forcing)
         scale = np.ones(sets)
         for _halving in range(40):
             candidate = theta - scale[:, None] * step
@@ -390,6 +392,56 @@ def _preconditioned(
         if done.all():
             break
     return theta - theta.mean(axis=1, keepdims=True), done
+
+
+def _conjugate_gradients(
+    choices: Choices[Entrant], p: FloatArray, wp: FloatArray, alpha: float,
+    gradient: FloatArray, inverse: FloatArray, tolerance: FloatArray,
+) -> FloatArray:  # fmt: skip
+    """Per row, ``x`` with ``‖H x − gradient‖ ≤ tolerance`` (``H``: the row's Hessian at the
+    softmax ``p``, applied by :func:`_hessian_times`), preconditioned with ``inverse``."""
+    x = np.zeros_like(gradient)
+    residual = gradient.copy()
+    z = residual @ inverse
+    direction = z.copy()
+    rz = (residual * z).sum(axis=1)
+    active = np.sqrt((residual**2).sum(axis=1)) > tolerance
+    for _ in range(gradient.shape[1]):
+        if not active.any():
+            break
+        product = _hessian_times(choices, p, wp, alpha, direction)
+        curvature = (direction * product).sum(axis=1)
+        length = np.where(active, rz / np.where(active, curvature, 1.0), 0.0)
+        x += length[:, None] * direction
+        residual -= length[:, None] * product
+        active &= np.sqrt((residual**2).sum(axis=1)) > tolerance
+        z = residual @ inverse
+        new_rz = (residual * z).sum(axis=1)
+        direction = z + np.where(active, new_rz / np.where(rz == 0.0, 1.0, rz), 0.0)[:, None] * (
+            direction
+        )
+        rz = new_rz
+    return x
+
+
+def _hessian_times(
+    choices: Choices[Entrant], p: FloatArray, wp: FloatArray, alpha: float, v: FloatArray
+) -> FloatArray:
+    """Each row's Hessian (see :func:`_derivatives`) times that row of ``v``, without forming
+    it: for choice ``u``, ``(diag p − p pᵀ) v`` over its alternatives, weighted and summed."""
+    gathered = v[:, choices.alternatives]  # sets × choices × slots
+    mean = (p * gathered).sum(axis=2, keepdims=True)
+    product = _scatter(wp * (gathered - mean), choices.alternatives, v.shape[1])
+    return np.asarray(product + alpha * v + v.sum(axis=1, keepdims=True), dtype=np.float64)
+
+
+def _scatter(values: FloatArray, columns: IntArray, n: int) -> FloatArray:
+    """sets × n: ``values[s, u, k]`` summed into column ``columns[u, k]`` of row ``s``
+    (``np.bincount``: many times faster than ``np.add.at``)."""
+    sets = values.shape[0]
+    index = (np.arange(sets)[:, None, None] * n + columns[None]).ravel()
+    summed = np.bincount(index, weights=values.ravel(), minlength=sets * n)
+    return summed.astype(np.float64).reshape(sets, n)
 
 
 def _newton(choices: Choices[Entrant], weights: FloatArray, alpha: float) -> Pair:
@@ -458,9 +510,7 @@ def _gradient(
     sets, n = theta.shape
     _, p = _log_probabilities(choices, theta)
     wp = weights[..., None] * p  # sets × choices × slots
-    expected = np.zeros((sets, n))
-    for slot in range(choices.alternatives.shape[1]):
-        np.add.at(expected.T, choices.alternatives[:, slot], wp[:, :, slot].T)
+    expected = _scatter(wp, choices.alternatives, n)
     total = theta.sum(axis=1, keepdims=True)
     return expected - wins + alpha * theta + total, p, wp
 

@@ -348,8 +348,8 @@ def test_match_rankings_share_a_belote_board_by_its_margin() -> None:
 
 @pytest.mark.parametrize("seats", [2, 4])
 def test_bootstrap_rows_reach_the_optimum_each_newton_fit_finds(seats: int) -> None:
-    # fit_many starts every resample from the full fit with its Hessian as a fixed
-    # preconditioner (issue 35); the optimum is unique, so Newton's method per row agrees
+    # fit_many solves every resample by truncated Newton from the full fit, preconditioned
+    # with its Hessian (issue 35); the optimum is unique, so Newton's method per row agrees
     rng = np.random.default_rng(seats)
     skill = rng.normal(size=30)
     matches = []
