@@ -29,6 +29,8 @@ _MD_LINK = re.compile(r'href="(?:\.\./)?(?:rules/)?([a-z-]+)(\.ko)?\.md(#[^"]*)?
 _RULES_FOLDER = re.compile(r'href="(?:\.\./)?rules/"')
 #: an image beside the documents (``docs/img/``)
 _IMAGE = re.compile(r'src="img/([\w.-]+)"')
+#: an image alone in its paragraph: a figure
+_FIGURE = re.compile(r"<p>(<img [^>]*>)</p>")
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,12 @@ def _render(path: Path, language: str, _mtime: int) -> Document:
     html = _MD_LINK.sub(lambda m: f'href="{_link(m, document=name, language=language)}"', html)
     html = _RULES_FOLDER.sub(f'href="{reverse("write_a_bot")}"', html)
     html = _IMAGE.sub(lambda m: f'src="{_data_url(DOCS / "img" / m.group(1))}"', html)
-    # a code block wider than a phone scrolls: keyboard users must be able to focus it to scroll
+    # a code block, table or figure wider than a phone scrolls (not the page): keyboard users
+    # must be able to focus it to scroll
     html = html.replace("<pre>", '<pre tabindex="0">')
+    html = html.replace("<table>", '<div class="scroll" tabindex="0"><table>')
+    html = html.replace("</table>", "</table></div>")
+    html = _FIGURE.sub(r'<div class="scroll" tabindex="0">\1</div>', html)
     return Document(title, mark_safe(html), language)  # our own docs, see above
 
 
