@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -27,6 +29,7 @@ from pytest_django import Settings
 
 import engine
 from matches import formats
+from matches.heartbeats import worker_beat
 from matches.models import Match, MatchReplay, MatchStatus, WorkerHeartbeat
 from matches.results import SeatResult, bot_results, pairwise_points
 from matches.selectors import match_replay
@@ -256,6 +259,34 @@ def test_a_worker_killed_mid_tournament_is_replaced(
     assert orphan.attempts == 2 and orphan.worker.startswith("rescuer-")
     assert set(tournament.matches.exclude(pk=orphan.pk).values_list("attempts", flat=True)) == {1}
     assert WorkerHeartbeat.objects.filter(name__startswith="rescuer-").count() == 1
+
+
+@pytest.mark.timeout(600)
+def test_a_slow_worker_under_cpu_load_keeps_its_match(
+    start_worker: StartWorker, settings: Settings
+) -> None:
+    """Its heartbeat comes from a thread of its own: a worker whose match crawls on a CPU that
+    busy processes take keeps beating, and the reaper (here at every poll, a worker lost after
+    6 s of silence, while another worker beats) never takes its match away."""
+    settings.ARENA_WORKER_LOST_S = 6
+    tournament = slow_tournament(2)  # one match
+    worker = start_worker("slow", env={"ARENA_WORKER_HEARTBEAT_S": "1", "ARENA_WORKER_LOST_S": "6"})
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        match = wait_playing(worker, [])
+
+        def finished_unreaped() -> bool:
+            worker_beat(name="another worker")  # the other workers of a deployment
+            assert matches_reap() == {"requeued": 0, "errored": 0}
+            return finished(tournament)
+
+        wait_until(finished_unreaped, [worker], "the match", timeout_s=400)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 1
 
 
 @pytest.mark.timeout(600)
