@@ -46,12 +46,9 @@ app.conf.update(
     # `celery --app=arena worker` with no more options, so both run this configuration
     worker_concurrency=read_int(os.environ, "ARENA_WORKER_CONCURRENCY", default=2, minimum=1),
     beat_schedule={
-        # a reaper message still waiting when the next one is due is dropped, not run twice
-        "reap-lost-runs": {
-            "task": "arena.matches.reap",
-            "schedule": float(REAP_INTERVAL_S),
-            "options": {"expires": float(REAP_INTERVAL_S)},
-        },
+        # never expired: while every worker is busy a reaper message waits for a free one, and
+        # one that runs late is still a pass (an expired one would be dropped there)
+        "reap-lost-runs": {"task": "arena.matches.reap", "schedule": float(REAP_INTERVAL_S)},
         "schedule-ladders": {"task": "arena.tournaments.schedule_ladders", "schedule": 30.0},
     },
 )
