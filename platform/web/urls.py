@@ -27,6 +27,8 @@ urlpatterns = [
          name="tournament_progress"),  # fmt: skip
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("matches/<int:match_id>/replay.json", views.match_replay_json, name="match_replay"),
+    path("matches/<int:match_id>/decision/", views.match_decision, name="match_decision"),
+    path("matches/<int:match_id>/live/", views.match_live, name="match_live"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),

@@ -33,12 +33,15 @@ from bots.models import Bot, BotVersion, BotVersionStatus, ValidationReplay
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
 from matches.challenges import challenge_create
-from matches.models import Match, MatchStatus
+from matches.decisions import decision_at
+from matches.models import UNFINISHED, Match, MatchStatus
 from matches.selectors import (
     bot_record,
     match_board_result,
+    match_replay,
     match_replay_document,
     match_with_seats,
+    matches_filtered,
     recent_matches,
 )
 from ratings.selectors import (
@@ -76,6 +79,7 @@ PLOTTED_BOTS = 5
 LADDER_PAGE = 100  # rows of a ladder page (a thousand rows took 100 ms to render)
 STRENGTH_ROWS = 50  # the strongest bots shown with their intervals (the API has them all)
 RECENT = 10
+TOURNAMENT_MATCHES = 300  # rows of a tournament's match list (the API pages through them all)
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -347,6 +351,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         ])
         for a in order
     ]  # fmt: skip
+    matches = list(matches_filtered(tournament_id=tournament.pk).order_by("id"))
     return render(request, "web/tournament.html", {
         **_progress_context(tournament),
         "game": game_info(tournament.game),
@@ -355,6 +360,8 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "cross_rows": cross_rows,
         "faults": tournament_faults(tournament=tournament),
         "fault_help": FAULT_HELP,
+        "matches": matches[:TOURNAMENT_MATCHES],
+        "more_matches": max(0, len(matches) - TOURNAMENT_MATCHES),
     })  # fmt: skip
 
 
@@ -397,7 +404,46 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         context["viewpoint"] = "all" if seat is None else seat
         context["seat_query"] = "" if seat is None else f"?seat={seat}"
         context["labels"] = viewer_labels()
+    else:
+        context["over"] = match.status not in UNFINISHED
     return render(request, "web/match.html", context)
+
+
+def match_decision(request: HttpRequest, match_id: int) -> JsonResponse:
+    """The replay inspector's decision (``?game=&deal=&event=``, as numbered in the replay): the
+    observation and legal list its bot was sent, its answer and time. Finished matches only:
+    until then nothing of the deals is public."""
+    match = _match_or_404(match_id)
+    where = {name: request.GET.get(name, "") for name in ("game", "deal", "event")}
+    if match.status != MatchStatus.FINISHED or not all(v.isdigit() for v in where.values()):
+        return _no_decision()
+    try:
+        decision = decision_at(
+            match_replay(match_id=match.pk), **{k: int(v) for k, v in where.items()}
+        )
+    except ApplicationError:
+        return _no_decision()
+    return JsonResponse({
+        "seat": decision.seat, "entrant": decision.entrant, "observation": decision.observation,
+        "legal": decision.legal, "action": decision.action, "ms": decision.ms,
+    })  # fmt: skip
+
+
+def _no_decision() -> JsonResponse:
+    message = _("The match has no such decision.")
+    return JsonResponse({"error": {"code": "not_found", "message": message}}, status=404)
+
+
+def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The running match's status box, polled by htmx; once the match is over, htmx reloads the
+    page (``HX-Refresh``) so its replay appears. Only the status: nothing of the deals is stored
+    before the match ends, and nothing hidden would be shown if it were."""
+    match = _match_or_404(match_id)
+    over = match.status not in UNFINISHED
+    response = render(request, "web/_match_live.html", {"match": match, "over": over})
+    if over and request.headers.get("HX-Request"):
+        response["HX-Refresh"] = "true"
+    return response
 
 
 def match_replay_json(request: HttpRequest, match_id: int) -> HttpResponse:

@@ -3,16 +3,32 @@
 // most one deal's events). Works on the full replay and on a seat view (hidden cards "??").
 import { HIDDEN, rankOf, suitOf } from "./cards.js";
 
-/** Steps: for every deal, its start (cards dealt) and then one step per event. */
+/** Steps: for every deal, its start (cards dealt) and then one step per event. Beside them the
+ * stops the navigation keys jump between: each deal's start, each game's start, and each
+ * "round" (the step that completes a trick, ends the bidding, or ends a Badugi betting round or
+ * draw). A step's `decision` counts the game's events before it (the faults' numbering). */
 export function buildTimeline(replay) {
   const steps = [];
   const deals = [];
+  const games = [];
+  const rounds = [];
   replay.games.forEach((game, g) => {
     let decision = 0;
+    games.push(steps.length);
+    const n = game.seats.length;
     game.deals.forEach((deal, d) => {
       deals.push({ g, d, step: steps.length });
       steps.push({ g, d, e: -1, decision });
-      deal.events.forEach((_, e) => steps.push({ g, d, e, decision: decision + e }));
+      let cards = 0;
+      deal.events.forEach((event, e) => {
+        steps.push({ g, d, e, decision: decision + e });
+        const next = deal.events[e + 1];
+        if (isCard(event.action)) cards += 1;
+        const roundOver = !next
+          || (replay.game === "badugi" ? actionKind(next.action) !== actionKind(event.action)
+            : isCard(event.action) ? cards % n === 0 : isCard(next.action));
+        if (roundOver) rounds.push(steps.length - 1);
+      });
       decision += deal.events.length;
     });
   });
@@ -25,7 +41,29 @@ export function buildTimeline(replay) {
       faults.push({ ...fault, step: at < 0 ? steps.findIndex((st) => st.g === g) : at });
     }
   });
-  return { steps, deals, faults };
+  return { steps, deals, faults, games, rounds };
+}
+
+/** The first of `stops` after `index` (else the last step), or the last before it (else 0). */
+export function nextStop(stops, index, last) {
+  const found = stops.find((s) => s > index);
+  return found === undefined ? last : found;
+}
+
+export function previousStop(stops, index) {
+  const before = stops.filter((s) => s < index);
+  return before.length ? before[before.length - 1] : 0;
+}
+
+/** Whether step `index` is the last of its game (its last deal is over). */
+export function endsGame(timeline, index) {
+  const next = timeline.steps[index + 1];
+  return !next || next.g !== timeline.steps[index].g;
+}
+
+function actionKind(action) {
+  if (isCard(action)) return "card";
+  return action.startsWith("draw:") || action.startsWith("drew:") ? "draw" : "bet";
 }
 
 // -- trick strength per game -------------------------------------------------------------
@@ -130,8 +168,9 @@ export function boardAt(replay, g, d, upto) {
     } else if (game === "badugi") {
       if (action.startsWith("draw:") || action.startsWith("drew:")) {
         if (!drawing) { drawing = true; board.drawRound += 1; }
-        applyDraw(board, replay, deal, event, deckState);
+        const drawn = applyDraw(board, replay, deal, event, deckState);
         line.kind = "draw";
+        if (drawn) { line.out = drawn.out; line.got = drawn.got; }
         line.count = action.startsWith("drew:") ? Number(action.slice(5)) : (action.length > 5 ? action.slice(5).split(",").length : 0);
       } else {
         if (drawing) { drawing = false; board.street += 1; newBettingRound(board); }
@@ -183,7 +222,10 @@ function resizeHidden(board, sizes, me) {
 function startBetting(board, params, button) {
   const n = board.n;
   board.put = new Array(n).fill(0);
+  board.committed = new Array(n).fill(0);
   board.level = 0;
+  // chips at the start of every hand; unbounded (null) unless the limits are capped (engine)
+  board.stack = params.korean_betting || params.unlimited_heads_up ? null : (params.stack || 100 * params.big_blind);
   if (params.korean_betting) {
     board.pot = null; // Korean betting: the pot is shown at the end of the hand
     board.korean = true;
@@ -192,6 +234,8 @@ function startBetting(board, params, button) {
   const [small, big] = n === 2 ? [button, (button + 1) % 2] : [(button + 1) % n, (button + 2) % n];
   board.put[small] = params.small_blind;
   board.put[big] = params.big_blind;
+  board.committed[small] = params.small_blind;
+  board.committed[big] = params.big_blind;
   board.level = params.big_blind;
   board.pot = params.small_blind + params.big_blind;
   board.blinds = { small, big };
@@ -209,29 +253,68 @@ function applyBet(board, params, seat, action) {
   if (action === "bet" || action === "raise") board.level += size;
   if (action === "bet" || action === "raise" || action === "call") {
     board.pot += board.level - board.put[seat];
+    board.committed[seat] += board.level - board.put[seat];
     board.put[seat] = board.level;
   }
 }
 
+/** Apply a draw to the board; the cards thrown and taken when they are known ({out, got}). */
 function applyDraw(board, replay, deal, event, deckState) {
   const seat = event.seat;
   const action = event.action;
-  if (action.startsWith("drew:")) return; // another seat's draw in a seat view: count only
+  if (action.startsWith("drew:")) return null; // another seat's draw in a seat view: count only
   const out = action.length > 5 ? action.slice(5).split(",") : [];
   const hand = board.hands[seat];
   for (const card of out) removeCard(hand, card);
   deckState.discards[seat].push(...out);
-  if (event.received) { hand.push(...event.received); return; }
-  if (!deal.deck) { hand.push(...new Array(out.length).fill(HIDDEN)); return; }
-  // the full replay: replacements come off the stub (the deck after the dealt cards) in order;
-  // with never_return_own_discards a seat passes over its own discards (engine/games/badugi.py)
-  const own = new Set(deckState.discards[seat]);
-  for (let k = 0; k < out.length; k++) {
-    const index = deckState.stub.findIndex((card) => !own.has(card));
-    // past a reshuffle the replay does not hold the new order: the card shows as unknown
-    hand.push(index < 0 ? HIDDEN : deckState.stub.splice(index, 1)[0]);
+  let got;
+  if (event.received) got = [...event.received];
+  else if (!deal.deck) got = new Array(out.length).fill(HIDDEN);
+  else {
+    // the full replay: replacements come off the stub (the deck after the dealt cards) in order;
+    // with never_return_own_discards a seat passes over its own discards (engine/games/badugi.py)
+    const own = new Set(deckState.discards[seat]);
+    got = [];
+    for (let k = 0; k < out.length; k++) {
+      const index = deckState.stub.findIndex((card) => !own.has(card));
+      // past a reshuffle the replay does not hold the new order: the card shows as unknown
+      got.push(index < 0 ? HIDDEN : deckState.stub.splice(index, 1)[0]);
+    }
   }
+  hand.push(...got);
+  return { out, got };
 }
+
+/** A Badugi hand's value: how many cards play (4: made, a badugi; 3: base; 2: two-base) and
+ * their ranks, highest first (ace low), keeping the largest and then lowest set of cards of
+ * different suits and ranks (docs/rules/badugi.md). */
+export function badugiValue(cards) {
+  if (!cards.length || cards.includes(HIDDEN)) return null;
+  const low = (c) => (c[0] === "A" ? 1 : rankOf(c));
+  let best = [];
+  const pick = (i, chosen) => {
+    if (i === cards.length) {
+      if (chosen.length > best.length || (chosen.length === best.length && lowerHand(chosen, best, low))) best = chosen;
+      return;
+    }
+    const c = cards[i];
+    if (!chosen.some((x) => x[1] === c[1] || low(x) === low(c))) pick(i + 1, [...chosen, c]);
+    pick(i + 1, chosen);
+  };
+  pick(0, []);
+  const ranks = best.map(low).sort((p, q) => q - p).map((r) => (r === 1 ? "A" : RANK_TEXT[r]));
+  return { size: best.length, ranks };
+}
+
+function lowerHand(a, b, low) {
+  const x = a.map(low).sort((p, q) => q - p);
+  const y = b.map(low).sort((p, q) => q - p);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i];
+  return false;
+}
+
+const RANK_TEXT = { 10: "T", 11: "J", 12: "Q", 13: "K" };
+for (let r = 2; r <= 9; r++) RANK_TEXT[r] = String(r);
 
 // -- scores over the deals -------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // A pure function of (replay, timeline, step, labels) into a container.
 import { cardElement, sortHand, suitSymbol } from "./cards.js";
 import { h, s } from "./dom.js";
-import { boardAt, runningTotals } from "./model.js";
+import { badugiValue, boardAt, endsGame, runningTotals } from "./model.js";
 
 const COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"];
 
@@ -91,7 +91,7 @@ function seatPanel(board, replay, g, seat, me, step, faults, labels) {
   panel.append(handBox);
   const facts = [];
   if (board.game !== "badugi" && !board.layout) facts.push(`${labels.tricks}: ${board.tricks[seat]}`);
-  if (board.game === "badugi" && board.put && !board.korean && board.put[seat]) facts.push(`${board.put[seat]}`);
+  if (board.game === "badugi") facts.push(...badugiFacts(board, hand, seat, labels));
   if (board.over) facts.push(`${labels.deal_score}: ${board.scores[seat]}`);
   if (board.over && board.game === "badugi" && board.info.names && board.info.names[seat]) facts.push(board.info.names[seat]);
   panel.append(h("p", { class: "facts", text: facts.join(" · ") }));
@@ -101,6 +101,104 @@ function seatPanel(board, replay, g, seat, me, step, faults, labels) {
     }
   }
   return panel;
+}
+
+/** A Badugi seat's money and hand: this round's bet, the hand's total, the stack, the label. */
+function badugiFacts(board, hand, seat, labels) {
+  const facts = [];
+  if (!board.korean && board.put) {
+    facts.push(`${labels.bet_round}: ${board.put[seat]}`);
+    facts.push(`${labels.committed}: ${board.committed[seat]}`);
+    if (board.stack) facts.push(`${labels.stack}: ${board.stack - board.committed[seat]}`);
+  }
+  const value = board.folded[seat] ? null : badugiValue(hand);
+  if (value) facts.push(`${labels.badugi_kinds[value.size]}: ${value.ranks.join("-")}`);
+  return facts;
+}
+
+/** Seat groups that share a score (the teams), or every seat alone. */
+function sides(replay, n) {
+  return replay.teams || [...Array(n).keys()].map((seat) => [seat]);
+}
+
+/** At the end of a game (and of the match), who won it with what, best first. */
+function resultBanner(replay, timeline, index, g, labels) {
+  if (!endsGame(timeline, index)) return null;
+  const played = replay.games[g];
+  const groups = sides(replay, played.seats.length);
+  const line = (score, names) => groups
+    .map((side) => ({ score: score(side[0]), names: side.map(names).join(" + ") }))
+    .sort((a, b) => b.score - a.score)
+    .map((row) => `${row.names} ${row.score}`).join(" · ");
+  const box = h("div", { class: "result-banner", id: "step-result", role: "status" });
+  const title = replay.games.length > 1 ? `${labels.game} ${g + 1}/${replay.games.length} ${labels.over}: ` : `${labels.game_over}: `;
+  box.append(h("p", { class: "game-result" }, h("strong", { text: title }), line((seat) => played.returns[seat], (seat) => seatName(replay, g, seat))));
+  if (index === timeline.steps.length - 1 && replay.result) {
+    // entrant i started in seat i, so the seat groups are also the entrant groups
+    const { scores, placings } = replay.result;
+    const rows = groups.map((side) => ({ place: placings[side[0]], text: `${side.map((e) => replay.entrants[e]).join(" + ")} ${scores[side[0]]}` }))
+      .sort((a, b) => a.place - b.place).map((row) => `${row.place}. ${row.text}`);
+    box.append(h("p", { class: "match-result" }, h("strong", { text: `${labels.match_result}: ` }), rows.join(" · ")));
+  }
+  return box;
+}
+
+/** For a duplicate match: one board (deal d) as every game of the set played it, side by side
+ * (a bridge traveller): who held each seat, the contract or bids, what each seat scored, each
+ * entrant's score on the board, with a link to that deal in each game. */
+function traveller(replay, timeline, d, labels) {
+  if (!replay.duplicate || replay.games.length < 2) return null;
+  if (replay.games.some((game) => !game.deals[d] || !game.deals[d].events.length)) return null;
+  const n = replay.games[0].seats.length;
+  const table = h("table", { class: "traveller" },
+    h("caption", { text: `${labels.board} ${d + 1}: ${labels.traveller}` }));
+  const head = h("tr", {}, h("th", { scope: "col", text: labels.game }));
+  for (let seat = 0; seat < n; seat++) head.append(h("th", { scope: "col", text: `${labels.seat} ${seat}` }));
+  head.append(h("th", { scope: "col", text: labels.contract_or_bids }), h("th", { scope: "col", text: labels.view }));
+  table.append(h("thead", {}, head));
+  const body = h("tbody");
+  const totals = new Array(replay.entrants.length).fill(0);
+  replay.games.forEach((game, g) => {
+    const deal = game.deals[d];
+    const row = h("tr", { "data-game": g }, h("th", { scope: "row", text: `${g + 1}` }));
+    for (let seat = 0; seat < n; seat++) {
+      totals[game.seats[seat]] += deal.scores[seat] || 0;
+      row.append(h("td", {},
+        h("span", { class: "holder", text: replay.entrants[game.seats[seat]] }),
+        h("span", { class: "held", text: ` ${handText(deal.hands[seat])}` }),
+        h("span", { class: "points", text: ` (${deal.scores[seat]})` })));
+    }
+    const step = timeline.deals.find((x) => x.g === g && x.d === d).step;
+    const link = h("a", { href: `?step=${step}`, "data-step": step, class: "jump", text: `${labels.deal} ${d + 1}, ${labels.game} ${g + 1}` });
+    row.append(h("td", { text: bidsText(replay, deal, labels) }), h("td", {}, link));
+    body.append(row);
+  });
+  table.append(body);
+  const groups = sides(replay, replay.entrants.length);
+  // as the ratings count a board (engine/boards.py): a side's seats summed, over its size
+  const sideTotals = groups.map((side) => side.reduce((sum, e) => sum + totals[e], 0) / side.length);
+  const summary = groups.map((side, k) => `${side.map((e) => replay.entrants[e]).join(" + ")}: ${sideTotals[k]}`).join(" · ");
+  const parts = [`${labels.board_score}: ${summary}`];
+  if (groups.length === 2) parts.push(`${labels.difference}: ${Math.abs(sideTotals[0] - sideTotals[1])}`);
+  return h("section", { class: "traveller-box scroll", "aria-label": labels.traveller }, table, h("p", { class: "board-total", text: parts.join(" · ") }));
+}
+
+function handText(cards) {
+  if (!cards || cards.every((c) => c === "??")) return "";
+  return sortHand(cards).map((c) => `${c[0] === "T" ? "10" : c[0]}${suitSymbol(c[1])}`).join(" ");
+}
+
+function bidsText(replay, deal, labels) {
+  const info = deal.info || {};
+  const bits = [];
+  if (info.contract) bits.push(labels.contracts[info.contract] || info.contract);
+  if (info.trump) bits.push(`${labels.trump} ${suitSymbol(info.trump)}`);
+  for (const key of ["taker", "caller", "declarer"]) if (info[key] !== undefined && info[key] !== null) bits.push(`${labels[key]} ${info[key]}`);
+  if (info.tricks) bits.push(`${labels.tricks} ${info.tricks.join("/")}`);
+  if (info.team_tricks) bits.push(`${labels.tricks} ${info.team_tricks.join("/")}`);
+  if (info.card_points) bits.push(`${labels.card_points} ${info.card_points.join("/")}`);
+  if (info.pot !== undefined && info.pot !== null) bits.push(`${labels.pot} ${info.pot}`);
+  return bits.join(" · ");
 }
 
 function scoreChart(replay, g, d, labels) {
@@ -151,10 +249,22 @@ function storyPanel(board, replay, g, labels) {
       h("span", { class: "seat-no", style: `--team: ${seatColour(replay, line.seat)}`, text: String(line.seat) }),
       ` ${seatName(replay, g, line.seat)}: ${describe(line, board, labels)}`);
     if (line.winner !== undefined) li.append(h("span", { class: "muted", text: ` → ${labels.trick} ${labels.winner}: ${line.winner}` }));
+    if (line.out && line.out.length) li.append(drawCards(line, labels));
     list.append(li);
   });
   if (board.over) list.append(h("li", { class: "muted", text: labels.end }));
   return h("section", { class: "story", "aria-label": labels.story }, h("h3", { text: labels.story }), list);
+}
+
+/** A draw's cards in the story: thrown → taken (the taken ones as the viewer may know them). */
+function drawCards(line, labels) {
+  const box = h("span", { class: "draw-cards" });
+  box.append(h("span", { class: "visually-hidden", text: `${labels.discards}: ` }));
+  for (const card of line.out) box.append(cardElement(card, labels, { small: true }));
+  box.append(h("span", { "aria-hidden": "true", text: " → " }));
+  box.append(h("span", { class: "visually-hidden", text: `${labels.receives}: ` }));
+  for (const card of line.got) box.append(cardElement(card, labels, { small: true }));
+  return box;
 }
 
 function infoLine(board, replay, g, d, labels) {
@@ -183,6 +293,10 @@ export function render(container, replay, timeline, index, labels) {
   const table = h("div", { class: `table seats-${board.n}` });
   for (let seat = 0; seat < board.n; seat++) table.append(seatPanel(board, replay, g, seat, me, index, faults, labels));
   table.append(tableCentre(board, replay, g, labels));
-  const side = h("div", { class: "side" }, scoreTable(replay, g, d, board, labels), scoreChart(replay, g, d, labels));
-  container.replaceChildren(infoLine(board, replay, g, d, labels), h("div", { class: "board-grid" }, table, side), storyPanel(board, replay, g, labels));
+  const inspector = h("section", { class: "inspector", id: "inspector", "aria-label": labels.inspector });
+  const side = h("div", { class: "side" }, inspector, scoreTable(replay, g, d, board, labels), scoreChart(replay, g, d, labels));
+  container.replaceChildren(...[resultBanner(replay, timeline, index, g, labels), infoLine(board, replay, g, d, labels),
+    h("div", { class: "board-grid" }, table, side), storyPanel(board, replay, g, labels),
+    traveller(replay, timeline, d, labels)].filter(Boolean));
+  return inspector;
 }

@@ -1,10 +1,11 @@
 // The replay viewer's shared controls (after Kaggle's player): play/pause, a scrubber, step
-// counter, speed, jump to a deal, Space/←/→/Home/End, and the viewpoint (all cards or one seat,
-// whose view the server computes: the page fetches the API's replay, /api/matches/<id>/replay/ or
-// ?seat=N, so no hidden card of another seat is ever in this page). The URL keeps ?step=&seat= so
-// any moment can be linked.
-import { buildTimeline } from "./model.js";
+// counter, speed (up to instant), jumps by decision, trick or betting round, deal and game (each
+// with a key), and the viewpoint (all cards or one seat, whose view the server computes: the
+// page fetches the API's replay, /api/matches/<id>/replay/ or ?seat=N, so no hidden card of
+// another seat is ever in this page). The URL keeps ?step=&seat= so any moment can be linked.
+import { buildTimeline, nextStop, previousStop } from "./model.js";
 import { render } from "./render.js";
+import { showDecision } from "./inspector.js";
 
 const root = document.getElementById("viewer");
 const labels = JSON.parse(document.getElementById("viewer-labels").textContent);
@@ -32,37 +33,43 @@ function setUrl() {
   window.history.replaceState(null, "", url);
 }
 
+function last() { return state.timeline.steps.length - 1; }
+
 function show(index) {
   if (!state.timeline) return; // still loading
-  const last = state.timeline.steps.length - 1;
-  state.index = Math.max(0, Math.min(last, index));
+  state.index = Math.max(0, Math.min(last(), index));
   scrubber.value = String(state.index);
-  counter.textContent = `${state.index} / ${last}`;
+  counter.textContent = `${state.index} / ${last()}`;
   const step = state.timeline.steps[state.index];
   const deal = state.timeline.deals.findIndex((x) => x.g === step.g && x.d === step.d);
   dealJump.value = String(deal);
-  render(board, state.replay, state.timeline, state.index, labels);
-  if (!state.playing) setUrl();
+  const inspector = render(board, state.replay, state.timeline, state.index, labels);
+  // the inspector asks the server for the decision only once playback rests on it
+  if (!state.playing) {
+    setUrl();
+    showDecision(inspector, root.dataset.decisionUrl, state.replay, step, labels);
+  }
 }
 
 function pause() {
+  const was = state.playing;
   state.playing = false;
   clearTimeout(state.timer);
   playButton.textContent = "▶";
   playButton.setAttribute("aria-label", labels.play);
-  setUrl();
+  if (was) show(state.index);
 }
 
 function tick() {
   if (!state.playing) return;
-  if (state.index >= state.timeline.steps.length - 1) { pause(); return; }
+  if (state.index >= last()) { pause(); return; }
   show(state.index + 1);
   state.timer = setTimeout(tick, Number(speed.value));
 }
 
 function play() {
   if (!state.timeline) return;
-  if (state.index >= state.timeline.steps.length - 1) show(0); // play at the end restarts
+  if (state.index >= last()) show(0); // play at the end restarts
   state.playing = true;
   playButton.textContent = "❚❚";
   playButton.setAttribute("aria-label", labels.pause);
@@ -70,12 +77,28 @@ function play() {
 }
 
 function toggle() { if (state.playing) pause(); else play(); }
-function stepBy(delta) { pause(); show(state.index + delta); }
+function go(index) { pause(); show(index); }
+
+/** Where each navigation action leads from the current step. */
+const MOVES = {
+  first: () => 0,
+  last: () => Infinity,
+  back: () => state.index - 1,
+  forward: () => state.index + 1,
+  "prev-round": () => previousStop(state.timeline.rounds, state.index),
+  "next-round": () => nextStop(state.timeline.rounds, state.index, last()),
+  "prev-deal": () => previousStop(state.timeline.deals.map((x) => x.step), state.index),
+  "next-deal": () => nextStop(state.timeline.deals.map((x) => x.step), state.index, last()),
+  "prev-game": () => previousStop(state.timeline.games, state.index),
+  "next-game": () => nextStop(state.timeline.games, state.index, last()),
+};
+
+function move(name) { if (state.timeline) go(MOVES[name]()); }
 
 function load(replay, index) {
   state.replay = replay;
   state.timeline = buildTimeline(replay);
-  scrubber.max = String(state.timeline.steps.length - 1);
+  scrubber.max = String(last());
   dealJump.replaceChildren(...state.timeline.deals.map((x, i) => {
     const option = document.createElement("option");
     option.value = String(i);
@@ -95,24 +118,44 @@ function switchViewpoint() {
   window.location.assign(url);
 }
 
-root.querySelector('[data-act="first"]').addEventListener("click", () => { pause(); show(0); });
-root.querySelector('[data-act="back"]').addEventListener("click", () => stepBy(-1));
-root.querySelector('[data-act="forward"]').addEventListener("click", () => stepBy(1));
-root.querySelector('[data-act="last"]').addEventListener("click", () => { pause(); show(Infinity); });
-playButton.addEventListener("click", toggle);
-scrubber.addEventListener("input", () => { pause(); show(Number(scrubber.value)); });
-dealJump.addEventListener("change", () => { pause(); show(state.timeline.deals[Number(dealJump.value)].step); });
+for (const button of root.querySelectorAll(".controls button[data-act]")) {
+  const act = button.dataset.act;
+  button.addEventListener("click", act === "play" ? toggle : () => move(act));
+}
+scrubber.addEventListener("input", () => go(Number(scrubber.value)));
+dealJump.addEventListener("change", () => go(state.timeline.deals[Number(dealJump.value)].step));
 viewpoint.addEventListener("change", switchViewpoint);
+board.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("a[data-step]") : null;
+  if (!link) return;
+  event.preventDefault(); // the traveller's links: the same page at another step
+  go(Number(link.dataset.step));
+  root.scrollIntoView({ block: "start" });
+});
+
+const KEYS = {
+  ArrowRight: (shift) => (shift ? "next-round" : "forward"),
+  ArrowLeft: (shift) => (shift ? "prev-round" : "back"),
+  "]": () => "next-deal",
+  "[": () => "prev-deal",
+  "}": () => "next-game",
+  "{": () => "prev-game",
+  Home: () => "first",
+  End: () => "last",
+};
+
 document.addEventListener("keydown", (event) => {
   const target = event.target;
   const typing = target instanceof HTMLSelectElement || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement;
   if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (event.key === " " && !(target instanceof HTMLButtonElement) && !typing) { event.preventDefault(); toggle(); }
-  else if (typing) return;
-  else if (event.key === "ArrowRight") { event.preventDefault(); stepBy(1); }
-  else if (event.key === "ArrowLeft") { event.preventDefault(); stepBy(-1); }
-  else if (event.key === "Home") { event.preventDefault(); pause(); show(0); }
-  else if (event.key === "End") { event.preventDefault(); pause(); show(Infinity); }
+  if (event.key === " " && !(target instanceof HTMLButtonElement) && !typing && !(target instanceof HTMLElement && target.closest("summary"))) {
+    event.preventDefault();
+    toggle();
+    return;
+  }
+  if (typing || !KEYS[event.key]) return;
+  event.preventDefault();
+  move(KEYS[event.key](event.shiftKey));
 });
 
 async function fetchReplay() {
