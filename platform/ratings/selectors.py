@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 import zlib
 from collections import defaultdict
@@ -16,6 +17,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
 from bots.models import Bot
@@ -25,12 +27,16 @@ from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
 #: a computation of cached ratings figures: how long its lock lasts at most (a process that
 #: dies while computing releases it then), how long another request waits for its result, and
 #: how often it looks
 COMPUTE_LOCK_S = 60
 COMPUTE_WAIT_S = 30.0
 COMPUTE_POLL_S = 0.05
+#: the lock of a refresh handed to a worker (strengths of a 1,000-bot ladder take a minute or
+#: more of a loaded core: issue 35); a worker that dies while computing releases it then
+REFRESH_LOCK_S = 900
 
 
 def ladder_standings(*, game: str) -> QuerySet[Rating]:
@@ -248,7 +254,7 @@ def seat_fairness(*, game: str, limit: int = FAIRNESS_WINDOW) -> fairness.SeatFa
 
 def ladder_strengths_current(*, game: str) -> list[BotStrength]:
     """:func:`ladder_strengths` as of a recent ladder result (see :func:`_per_result`; the
-    bootstrap takes up to a second, and pages and the API read it often)."""
+    bootstrap takes seconds to minutes, and pages and the API read it often)."""
     return _per_result("strengths", game, lambda: ladder_strengths(game=game))
 
 
@@ -258,21 +264,61 @@ def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
     return _per_result("fairness", game, lambda: seat_fairness(game=game))
 
 
+def figures_refresh(*, kind: str, game: str) -> None:
+    """Compute a ladder's ``kind`` of figures (``"strengths"`` or ``"fairness"``) and store them
+    where :func:`_per_result` reads them, then release the lock of the read that asked for it
+    (the task ``arena.ratings.figures`` runs this on a worker)."""
+    compute: Callable[[], object] = {
+        "strengths": lambda: ladder_strengths(game=game),
+        "fairness": lambda: seat_fairness(game=game),
+    }[kind]
+    key = f"ratings:{kind}:{game}"
+    try:
+        stamp = _latest_ladder_match(game)  # read first: a result arriving meanwhile is newer
+        cache.set(key, (stamp, time.time(), compute()), timeout=24 * 3600)
+    finally:
+        cache.delete(f"{key}:computing")
+
+
+def _latest_ladder_match(game: str) -> int | None:
+    latest: int | None = Match.objects.filter(
+        ladder__game=game, status=MatchStatus.FINISHED
+    ).aggregate(latest=Max("id"))["latest"]
+    return latest
+
+
 def _per_result(kind: str, game: str, compute: Callable[[], _T]) -> _T:
     """``compute()`` as of the game's latest finished ladder match, computed again at most every
     ``settings.ARENA_FIGURES_REFRESH_SECONDS``. On a busy ladder a result arrives every second
     or so (every tournament match is rated too), and each would otherwise start a new
     computation on the next page view; in between, the figures lag the newest results by at
-    most that many seconds."""
-    latest = Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).aggregate(
-        latest=Max("id")
-    )["latest"]
+    most that many seconds.
+
+    Out-of-date figures are computed again by a worker (:func:`figures_refresh`), off the
+    request path: a 1,000-bot ladder's bootstrap takes far longer than a page may (issue 35),
+    and the request that noticed serves the previous figures meanwhile. Only a request that
+    finds none at all (a new ladder, an emptied cache) or no broker computes them itself."""
+
+    def refresh() -> bool:
+        from ratings.tasks import refresh_figures_task  # tasks import selectors: import late
+
+        try:
+            refresh_figures_task.delay(kind, game)
+        except KombuOperationalError:
+            log.warning("could not queue the %s of %s: broker unreachable", kind, game)
+            return False
+        return True
+
     return _cached(
-        f"{kind}:{game}", compute, stamp=latest, max_age=settings.ARENA_FIGURES_REFRESH_SECONDS
-    )
+        f"{kind}:{game}", compute, stamp=_latest_ladder_match(game),
+        max_age=settings.ARENA_FIGURES_REFRESH_SECONDS, refresh=refresh,
+    )  # fmt: skip
 
 
-def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: float = 0) -> _T:
+def _cached(
+    key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: float = 0,
+    refresh: Callable[[], bool] | None = None,
+) -> _T:  # fmt: skip
     """``compute()`` kept in the cache under ``ratings:<key>`` with ``stamp``, a mark of the
     data it was computed from: served while the data's stamp is the same, or for ``max_age``
     seconds after it was computed.
@@ -282,7 +328,11 @@ def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: fl
     previous figures, or, when there are none yet, wait for the new ones (up to
     :data:`COMPUTE_WAIT_S`, then compute themselves, in case the first one died). Without the
     lock, a burst of views of a ladder page started one bootstrap or replay scan each, and the
-    slower each became on a busy machine the more requests piled into it."""
+    slower each became on a busy machine the more requests piled into it.
+
+    With ``refresh``, out-of-date figures are not computed here: ``refresh()`` hands the
+    computation to a worker, which releases the lock when it has stored them (False: it could
+    not, and this request computes), and the previous figures are served."""
     full_key = f"ratings:{key}"
 
     def fresh(stored: tuple[Hashable, float, _T]) -> bool:
@@ -292,12 +342,15 @@ def _cached(key: str, compute: Callable[[], _T], *, stamp: Hashable, max_age: fl
     if stored is not None and fresh(stored):
         return stored[2]
     lock = f"{full_key}:computing"
-    locked = cache.add(lock, 1, timeout=COMPUTE_LOCK_S)
+    locked = cache.add(lock, 1, timeout=COMPUTE_LOCK_S if refresh is None else REFRESH_LOCK_S)
     if locked:  # a computation that ended since the first look has left its figures
         stored = cache.get(full_key)
         if stored is not None and fresh(stored):
             cache.delete(lock)
             return stored[2]
+        if stored is not None and refresh is not None and refresh():
+            newer: tuple[Hashable, float, _T] | None = cache.get(full_key)
+            return (newer or stored)[2]  # newer: the task ran inline (no separate workers)
     elif stored is not None:
         return stored[2]
     else:

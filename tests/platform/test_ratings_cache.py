@@ -97,3 +97,38 @@ def test_the_lock_s_winner_uses_figures_another_process_left_meanwhile(monkeypat
     assert selectors._cached("k", counting("mine", calls), stamp=1) == "theirs"
     assert calls == []
     assert cache.get("ratings:k:computing") is None
+
+
+def test_out_of_date_figures_are_refreshed_by_a_worker_and_served_meanwhile() -> None:
+    # issue 35: a 1,000-bot ladder's bootstrap takes far longer than a page may
+    selectors._cached("k", lambda: "old", stamp=1)
+    queued: list[int] = []
+    calls: list[int] = []
+
+    def refresh() -> bool:
+        queued.append(1)
+        return True  # queued: the worker releases the lock when it has stored the figures
+
+    assert selectors._cached("k", counting("new", calls), stamp=2, refresh=refresh) == "old"
+    assert selectors._cached("k", counting("new", calls), stamp=2, refresh=refresh) == "old"
+    assert (queued, calls) == ([1], [])  # queued once, computed in no request
+    assert cache.get("ratings:k:computing") == 1
+
+
+def test_a_request_computes_the_figures_when_none_exist_or_no_worker_can_be_asked() -> None:
+    calls: list[int] = []
+    assert selectors._cached("k", counting("first", calls), stamp=1, refresh=lambda: True) == (
+        "first"
+    )
+    assert selectors._cached("k", counting("new", calls), stamp=2, refresh=lambda: False) == "new"
+    assert len(calls) == 2
+    assert cache.get("ratings:k:computing") is None
+
+
+@pytest.mark.django_db
+def test_the_refresh_stores_the_figures_and_releases_the_lock() -> None:
+    cache.add("ratings:strengths:barbu:computing", 1, timeout=60)
+    selectors.figures_refresh(kind="strengths", game="barbu")
+    assert cache.get("ratings:strengths:barbu:computing") is None
+    assert selectors.ladder_strengths_current(game="barbu") == []  # no results yet
+    assert cache.get("ratings:strengths:barbu")[2] == []
