@@ -24,9 +24,16 @@ SOFT_TIME_LIMIT_S = read_int(os.environ, "ARENA_TASK_TIME_LIMIT_S", default=10 *
 HARD_TIME_LIMIT_S = SOFT_TIME_LIMIT_S + 60
 # Redis re-delivers an unacknowledged message after this long; it must outlast any task run.
 VISIBILITY_TIMEOUT_S = HARD_TIME_LIMIT_S + 30 * 60
-# How often beat sends the reaper (lost workers, a broker restarted empty, overdue messages):
-# with the workers' heartbeats (ARENA_WORKER_LOST_S) it bounds how soon a lost match returns.
+# How often the reaper passes (lost workers, a broker restarted empty, overdue messages): every
+# worker offers a pass this often from a thread of its own, and beat sends one as a task; one
+# of them takes the turn (matches.reaper). With the workers' heartbeats (ARENA_WORKER_LOST_S) it
+# bounds how soon a lost match returns.
 REAP_INTERVAL_S = read_int(os.environ, "ARENA_REAP_INTERVAL_S", default=15, minimum=1)
+# Connecting to the broker and each of its commands wait at most this long, and a publish is
+# tried twice: a request whose write committed is never held long by a broker that is away
+# (arena.dispatch), and a refused connection costs nothing. Without it a broker that stopped
+# answering held a publish forever.
+BROKER_TIMEOUT_S = read_int(os.environ, "ARENA_BROKER_TIMEOUT_S", default=3, minimum=1)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 app = Celery("arena")
@@ -40,7 +47,12 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     task_soft_time_limit=SOFT_TIME_LIMIT_S,
     task_time_limit=HARD_TIME_LIMIT_S,
-    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+    broker_transport_options={
+        "visibility_timeout": VISIBILITY_TIMEOUT_S,
+        "socket_timeout": BROKER_TIMEOUT_S,
+        "socket_connect_timeout": BROKER_TIMEOUT_S,
+    },
+    task_publish_retry_policy={"max_retries": 1, "interval_start": 0.2, "interval_step": 0},
     broker_connection_retry_on_startup=True,
     # processes per worker (prefork); docker-compose's worker and benchmarks/load.py both start
     # `celery --app=arena worker` with no more options, so both run this configuration
@@ -86,6 +98,25 @@ app.autodiscover_tasks()
 
 #: where the broker keeps its marker (with the deployment's queue prefix)
 BROKER_MARKER = "arena:broker-marker"
+#: the key whose holder makes the reaper's pass of the moment
+REAPER_TURN = "arena:reaper-turn"
+
+
+def _broker_set_once(name: str, *, ttl_s: int | None = None) -> bool | None:
+    """``SET name NX`` in the broker (Redis), under the deployment's queue prefix: whether it
+    was set now; ``None`` if the broker is not Redis or cannot be reached."""
+    url = str(app.conf.broker_url or "")
+    if app.conf.task_always_eager or not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    key = str(app.conf.arena_queue_prefix) + name
+    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    try:
+        return bool(client.set(key, str(time.time()), nx=True, ex=ttl_s))
+    except redis.RedisError as error:
+        logging.getLogger(__name__).warning("the broker could not be reached: %s", error)
+        return None
+    finally:
+        client.close()
 
 
 def broker_restarted() -> bool:
@@ -93,24 +124,24 @@ def broker_restarted() -> bool:
     restarted empty: every queued message is gone): True once, when its marker key is missing
     and set again; also the first time ever. False if the broker is not Redis or cannot be
     reached (the next look will tell)."""
-    url = str(app.conf.broker_url or "")
-    if app.conf.task_always_eager or not url.startswith(("redis://", "rediss://", "unix://")):
-        return False
-    key = str(app.conf.arena_queue_prefix) + BROKER_MARKER
-    client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-    try:
-        return bool(client.set(key, str(time.time()), nx=True))
-    except redis.RedisError as error:
-        logging.getLogger(__name__).warning("the broker's marker could not be read: %s", error)
-        return False
-    finally:
-        client.close()
+    return bool(_broker_set_once(BROKER_MARKER))
+
+
+def reaper_turn() -> bool:
+    """Whether this process makes the reaper's pass now: no other process made one in the last
+    ``REAP_INTERVAL_S`` (a key in the broker that expires then). Without a Redis broker
+    (in-process tasks) always; with the broker away never (the pass could send nothing)."""
+    taken = _broker_set_once(REAPER_TURN, ttl_s=REAP_INTERVAL_S)
+    return taken if taken is not None else bool(app.conf.task_always_eager)
 
 
 @signals.worker_init.connect
 def _start_heartbeat(sender: Any, **kwargs: Any) -> None:
     """Every worker publishes a heartbeat (``matches.heartbeats``), named before its pool
-    forks so that the pool's processes claim under its name."""
+    forks so that the pool's processes claim under its name, and offers the reaper's passes
+    (``matches.reaper``); both from threads that no task slot waits for."""
     from matches.heartbeats import heartbeat_start  # Django is set up by now
+    from matches.reaper import reaper_start
 
     heartbeat_start(hostname=sender.hostname)
+    reaper_start()

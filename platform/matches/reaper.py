@@ -1,6 +1,11 @@
-"""The reaper (beat sends it every ``ARENA_REAP_INTERVAL_S``): recover matches, validations,
-ratings and schedules whose worker or message was lost. The database is the source of truth;
-whatever it re-sends that was not lost after all only makes a claim that changes nothing.
+"""The reaper: recover matches, validations, ratings and schedules whose worker or message was
+lost. The database is the source of truth; whatever it re-sends that was not lost after all only
+makes a claim that changes nothing.
+
+It passes every ``ARENA_REAP_INTERVAL_S`` (15 s), made by whichever process takes the turn
+(``arena.celery.reaper_turn``): every worker offers a pass from a thread of its own, so the
+reaper never waits for a free task slot (while long matches keep every slot busy, a reaper task
+would wait behind them), and beat sends one as a task too.
 
 * A claim whose worker stopped beating (``matches.heartbeats``), or whose lease ended, goes back
   to the queue.
@@ -15,10 +20,12 @@ whatever it re-sends that was not lost after all only makes a claim that changes
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
@@ -33,6 +40,31 @@ class Reaped:
     requeued: int  # running matches given back (or ended in error after the attempt cap)
     resent: int  # queued matches sent again
     revalidated: int  # pending validations sent again
+
+
+def reaper_start() -> None:
+    """Offer a pass every ``ARENA_REAP_INTERVAL_S`` from a daemon thread (a worker's)."""
+    threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True).start()
+
+
+def _reap_forever() -> None:
+    from arena.celery import REAP_INTERVAL_S
+
+    pause = threading.Event()  # never set: the thread ends with the process
+    while not pause.wait(REAP_INTERVAL_S):
+        try:
+            reap_if_due()
+        except Exception:  # the database or the broker away: the next pass will tell
+            logger.warning("the reaper's pass failed", exc_info=True)
+        finally:
+            connection.close()  # this thread's own
+
+
+def reap_if_due() -> Reaped | None:
+    """A pass, unless another process made one in the last ``ARENA_REAP_INTERVAL_S``."""
+    from arena.celery import reaper_turn
+
+    return reap() if reaper_turn() else None
 
 
 def reap() -> Reaped:

@@ -13,7 +13,8 @@ def run_match_task(self: Task[[int], None], match_id: int) -> None:
 
 @shared_task(name="arena.matches.reap")
 def reap_task() -> None:
-    """Periodic: recover matches, validations and ratings whose worker or message was lost."""
-    from matches.reaper import reap
+    """Periodic (beat): recover matches, validations and ratings whose worker or message was
+    lost, unless a worker's own reaper thread just did."""
+    from matches.reaper import reap_if_due
 
-    reap()
+    reap_if_due()

@@ -17,12 +17,19 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 import bots.services
-from arena.celery import BROKER_MARKER, app, broker_restarted
+from arena.celery import (
+    BROKER_MARKER,
+    REAP_INTERVAL_S,
+    REAPER_TURN,
+    app,
+    broker_restarted,
+    reaper_turn,
+)
 from bots.models import BotVersion, BotVersionStatus
 from matches import heartbeats
 from matches.heartbeats import worker_beat, workers_forget, workers_lost
 from matches.models import Match, MatchStatus, WorkerHeartbeat
-from matches.reaper import reap
+from matches.reaper import reap, reap_if_due
 from matches.services import match_claim, match_record_error, matches_reap, matches_redispatch
 from tests.platform.factories import active_bot
 from tests.platform.test_matches import queued_match
@@ -157,8 +164,8 @@ def test_everything_queued_is_sent_again_at_once(
     assert bots.services.botversions_redispatch(everything=True) == 1 and sent == [version.pk]
 
 
-def test_the_broker_marker_tells_a_restart_once() -> None:
-    """The marker lives in the broker, under this run's own prefix."""
+def test_the_broker_marker_tells_a_restart_once_and_one_process_reaps_at_a_time() -> None:
+    """The marker and the reaper's turn live in the broker, under this run's own prefix."""
     url = settings.CELERY_BROKER_URL
     try:
         redis.Redis.from_url(url, socket_connect_timeout=2).ping()
@@ -173,8 +180,11 @@ def test_the_broker_marker_tells_a_restart_once() -> None:
         assert not broker_restarted() and not broker_restarted()
         client.delete(prefix + BROKER_MARKER)  # what an empty restart does
         assert broker_restarted() and not broker_restarted()
+        assert reaper_turn() and not reaper_turn()  # another worker's thread, or beat's task
+        assert 0 < client.ttl(prefix + REAPER_TURN) <= REAP_INTERVAL_S
+        assert reap_if_due() is None
     finally:
-        client.delete(prefix + BROKER_MARKER)
+        client.delete(prefix + BROKER_MARKER, prefix + REAPER_TURN)
         app.conf.update(saved)
 
 
