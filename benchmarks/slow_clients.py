@@ -1,8 +1,8 @@
-"""Slow clients on loopback: ``--slow`` connections each send a request's headers one byte every
-``--interval`` seconds (never finishing them) while one client requests a page in a loop;
-prints that client's latency (p50, p95, max) and its answers, for the site as docker-compose's
-web service runs it (gunicorn with ``arena.gunicorn_conf``) and as the quick start does
-(``manage.py runserver``).
+"""Slow clients on loopback: ``--slow`` connections each send a request one byte every
+``--interval`` seconds (never finishing it: its headers, or its body after whole headers) while
+one client requests a page in a loop; prints that client's latency (p50, p95, max) and its
+answers, for the site as docker-compose's web service runs it (gunicorn with
+``arena.gunicorn_conf``) and as the quick start does (``manage.py runserver``).
 
     .venv/bin/python benchmarks/slow_clients.py [--slow 50] [--seconds 20] [--path /api/games/]
 
@@ -31,8 +31,13 @@ from statistics import quantiles
 
 from benchmarks.load import PRODUCTION, ROOT, free_port, gunicorn, host_port
 
-#: a request whose headers never end: the server waits for the rest
-SLOW_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4096
+#: requests that never end, sent a byte at a time: the server waits for the rest of the headers,
+#: or of the body
+SLOW_REQUESTS = {
+    "headers": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4096,
+    "body": b"POST /api/auth/token/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    b"Content-Type: application/json\r\nContent-Length: 4096\r\n\r\n",
+}
 
 
 @dataclass(frozen=True)
@@ -54,15 +59,21 @@ class Measurement:
 
 
 @contextmanager
-def slow_connections(host: str, port: int, *, count: int, interval_s: float) -> Iterator[None]:
-    """``count`` connections, each sent the next byte of :data:`SLOW_REQUEST` every
-    ``interval_s`` by one thread, until the block ends (a connection the server closed is left
-    closed)."""
+def slow_connections(host: str, port: int, *, count: int, interval_s: float,
+                     slow_part: str = "headers") -> Iterator[None]:  # fmt: skip
+    """``count`` connections, each sent the next byte of a :data:`SLOW_REQUESTS` request (its
+    headers at once if ``slow_part`` is ``"body"``, then the body's bytes) every ``interval_s``
+    by one thread, until the block ends (a connection the server closed is left closed)."""
     sockets = [socket.create_connection((host, port), timeout=10) for _ in range(count)]
     stop = threading.Event()
+    request = SLOW_REQUESTS[slow_part]
+    if slow_part == "body":
+        for sock in sockets:
+            sock.sendall(request)
+        request = b"{" + b" " * 4094 + b"}"
 
     def drip() -> None:
-        for byte in SLOW_REQUEST:
+        for byte in request:
             for sock in sockets:
                 try:
                     sock.send(bytes([byte]))
@@ -83,14 +94,14 @@ def slow_connections(host: str, port: int, *, count: int, interval_s: float) -> 
 
 
 def measure(base_url: str, *, path: str, slow: int, seconds: float, interval_s: float = 2.0,
-            pause_s: float = 0.1) -> Measurement:  # fmt: skip
+            pause_s: float = 0.1, slow_part: str = "headers") -> Measurement:  # fmt: skip
     """Request ``path`` every ``pause_s`` for ``seconds`` (a new connection each time, as a
     browser's first visit) while ``slow`` slow connections are open (and have sent their first
     bytes)."""
     host, port = host_port(base_url)
     latencies: list[float] = []
     answers: Counter[int | str] = Counter()
-    with slow_connections(host, port, count=slow, interval_s=interval_s):
+    with slow_connections(host, port, count=slow, interval_s=interval_s, slow_part=slow_part):
         time.sleep(min(interval_s, 1.0))
         stop = time.monotonic() + seconds
         while time.monotonic() < stop:
@@ -162,9 +173,11 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
                    env={**os.environ, **env}, check=True)  # fmt: skip
     for kind in ("gunicorn", "runserver"):
         with server(kind, env) as url:
-            result = measure(url, path=args.path, slow=args.slow, seconds=args.seconds,
-                             interval_s=args.interval)  # fmt: skip
-        print(f"{kind}: {args.slow} slow connections, GET {args.path}: {result.summary()}")
+            for part in SLOW_REQUESTS:
+                result = measure(url, path=args.path, slow=args.slow, seconds=args.seconds,
+                                 interval_s=args.interval, slow_part=part)  # fmt: skip
+                print(f"{kind}: {args.slow} connections sending their {part} slowly, "
+                      f"GET {args.path}: {result.summary()}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,23 +1,26 @@
-"""ASGI entry point (``arena.asgi:application``), what gunicorn serves (``arena.gunicorn_conf``);
-platform/ must be on the path.
+"""The application gunicorn serves (``arena.gunicorn_conf``): Django's WSGI application
+(``arena.wsgi``) run by a fixed pool of threads in each process (``ARENA_WEB_THREADS``, default
+4), behind uvicorn's event loop. The loop reads each request whole, its headers (uvicorn) and
+its body (``arena.bodylimits``, capped), before a thread takes it: a slow client holds a
+socket, never a thread. gunicorn's own threads read requests themselves, and three clients
+sending a header byte every 2 s stalled the site.
 
-Django runs each request's views in a thread of its own here, so a thread's persistent database
-connection would never be used again: the processes share connections through a pool instead
-(``ARENA_DB_POOL_SIZE`` per process, default 8, unless set). Request bodies are capped before
-Django reads them (``arena.bodylimits``). As with ``arena.wsgi``, loading it imports the URLconf
-and every view, once in gunicorn's master, and opens no connection.
+Why not Django's ASGI handler: it runs every request in a new thread, whose database connection
+is never used again, and hops between threads around each middleware; it cost 8.2 ms of CPU per
+request where this costs 5.8 ms and gunicorn's threads 5.0 ms (docs/reliability.md, "Slow
+clients"). Here each thread keeps its connection (``ARENA_DB_CONN_MAX_AGE``).
 """
 
 import os
+from typing import Any, cast
 
-from django.core.asgi import get_asgi_application
-from django.urls import get_resolver
+from a2wsgi import WSGIMiddleware
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
-os.environ.setdefault("ARENA_DB_POOL_SIZE", "8")
-django_application = get_asgi_application()
-get_resolver().url_patterns  # noqa: B018 - imports the URLconf (see arena.wsgi)
+from arena.env import read_int
+from arena.wsgi import application as wsgi_application
 
-from arena.bodylimits import BodyLimitApp  # noqa: E402 - its views' limits need the apps loaded
+from arena.bodylimits import BufferedBodyApp  # isort: skip - needs the apps arena.wsgi loads
 
-application = BodyLimitApp(django_application)
+THREADS = read_int(os.environ, "ARENA_WEB_THREADS", default=4, minimum=1)
+# cast: Django's stubs and a2wsgi's type a WSGI environ differently (a dict, a TypedDict)
+application = BufferedBodyApp(WSGIMiddleware(cast(Any, wsgi_application), workers=THREADS))

@@ -4,10 +4,10 @@ length is over its cap is answered 413 at once, without reading a byte of it; on
 (no length declared) is cut off with a 413 as soon as it passes the cap. The page upload form
 used to read a 300 MiB body whole before refusing it.
 
-Under ASGI (gunicorn, ``arena.asgi``) Django reads the whole body before any middleware runs, so
-the check wraps the ASGI application (:class:`BodyLimitApp`); under WSGI (``runserver``, the
-test client) the body is read on demand and :class:`BodyLimitMiddleware` checks the declared
-length first. The reverse proxy caps the largest size as well (deploy/nginx.conf).
+Under gunicorn (``arena.asgi``) the event loop reads each body, capped, before a thread runs the
+view (:class:`BufferedBodyApp`); under ``runserver`` and the test client
+:class:`BodyLimitMiddleware` checks the declared length before the view reads the body. The
+reverse proxy caps the largest size as well (deploy/nginx.conf).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from tempfile import SpooledTemporaryFile
 from typing import Any
 
 from django.conf import settings
@@ -27,12 +28,13 @@ from bots.services import MAX_UPLOAD_BYTES
 
 #: the views that take a bot's file (pages and API), by URL name
 UPLOAD_VIEWS = frozenset({"bot_new", "bot_upload", "api-bots", "api-versions"})
+BODY_CHUNK_BYTES = 64 * 1024  # a buffered body is handed on in pieces of this size
 
 Scope = dict[str, Any]
 Message = Mapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+ASGIApp = Callable[..., Awaitable[None]]  # servers and frameworks type scopes each their own way
 
 
 @dataclass(frozen=True)
@@ -82,42 +84,56 @@ class BodyLimitMiddleware:
         return self.get_response(request)
 
 
-class BodyLimitApp:
-    """The ASGI application ``app`` with request bodies capped before Django reads them."""
+class BufferedBodyApp:
+    """The ASGI application ``app``, given each request only once its body has arrived whole
+    (the event loop reads it; a slow client holds a socket, never one of ``app``'s threads) and
+    refused with 413 once the body passes its cap. A chunked body reaches ``app`` with its
+    length declared, as a WSGI application needs."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        length = declared_length(headers.get(b"content-length", b"").decode("latin-1"))
+        if not length and b"transfer-encoding" not in headers:  # no body (most requests)
             await self.app(scope, receive, send)
             return
         path = scope["path"]
         limit = body_limit(path)
-        if limit is None:
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        length = declared_length(headers.get(b"content-length", b"").decode("latin-1"))
-        if length is not None and length > limit.bytes:
+        if limit is not None and length is not None and length > limit.bytes:
             await self.refuse(send, path, limit)
             return
-        received = 0
-        over = False
+        with SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE) as body:
+            size = 0
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return  # the client left before it had sent its request
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if limit is not None and size > limit.bytes:
+                    await self.refuse(send, path, limit)
+                    return
+                body.write(chunk)
+                more = message.get("more_body", False)
+            body.seek(0)
+            whole = {k: v for k, v in headers.items() if k != b"transfer-encoding"}
+            whole[b"content-length"] = str(size).encode()
 
-        async def capped_receive() -> Message:
-            nonlocal received, over
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit.bytes:
-                    over = True  # Django stops reading and answers nothing: we do
-                    return {"type": "http.disconnect"}
-            return message
+            handed = False
 
-        await self.app(scope, capped_receive, send)
-        if over:
-            await self.refuse(send, path, limit)
+            async def replay() -> Message:
+                """The buffered body in pieces, then whatever the client does next."""
+                nonlocal handed
+                if handed:
+                    return await receive()
+                chunk = body.read(BODY_CHUNK_BYTES)
+                handed = body.tell() >= size
+                return {"type": "http.request", "body": chunk, "more_body": not handed}
+
+            await self.app({**scope, "headers": list(whole.items())}, replay, send)
 
     @staticmethod
     async def refuse(send: Send, path: str, limit: Limit) -> None:

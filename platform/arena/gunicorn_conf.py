@@ -2,13 +2,13 @@
 (docker-compose.yml's web service and ``benchmarks/load.py`` both start it so, adding only the
 address with ``--bind``).
 
-The site is served through its ASGI entry point by uvicorn's worker (``ARENA_WEB_WORKERS``
-processes, default 2): each process reads requests on an event loop and runs Django's views in
-threads, so a client that sends its request slowly (one header byte every few seconds, or a slow
-link) holds a socket, never a worker. gunicorn's sync workers (and its threads, which block
-reading a request's headers) were all held by three such clients, and the site stopped
-answering. The reverse proxy in docker-compose buffers whole requests as well; this setting is
-what keeps a site without one (a test, a trial) answering.
+The site is served by uvicorn's worker (``ARENA_WEB_WORKERS`` processes, default 2), each
+reading requests on an event loop and handing whole ones to Django's threads (``arena.asgi``),
+so a client that sends its request slowly (one header byte every few seconds, or a slow link)
+holds a socket, never a worker. gunicorn's sync workers (and its threads, which block reading a
+request's headers) were all held by three such clients, and the site stopped answering. The
+reverse proxy in docker-compose buffers whole requests as well; this setting is what keeps a
+site without one (a test, a trial) answering.
 
 The web processes run at a lower CPU priority than the match workers (``ARENA_WEB_NICE``,
 default 10). Bots' time limits are wall clock: on a host shared by the site and the workers, a

@@ -109,19 +109,6 @@ else:
         env, "ARENA_DB_CONN_MAX_AGE", default=60, minimum=0
     )
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-    # The web server (arena.asgi sets it) runs every request in a thread of its own, where a
-    # thread's connection is never reused: a pool of this many per process instead (0: none),
-    # each connection checked before it is handed out (CONN_HEALTH_CHECKS).
-    _pool_size = read_int(env, "ARENA_DB_POOL_SIZE", default=0, minimum=0)
-    if _pool_size:
-        DATABASES["default"]["CONN_MAX_AGE"] = 0
-        DATABASES["default"]["OPTIONS"] = {
-            "pool": {
-                "min_size": 1,
-                "max_size": _pool_size,
-                "timeout": 30,
-            }
-        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

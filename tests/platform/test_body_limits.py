@@ -14,12 +14,13 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from api.services import token_create
 from api.uploads import FORM_OVERHEAD_BYTES
 from arena.bodylimits import body_limit
 from benchmarks.load import host_port
 from benchmarks.slow_clients import server
 from bots.services import MAX_UPLOAD_BYTES
-from tests.platform.factories import UserFactory, active_bot
+from tests.platform.factories import FIRST_LEGAL, UserFactory, active_bot
 from tests.platform.workers import database_url
 
 HUGE = 300 * 1024 * 1024
@@ -123,3 +124,31 @@ def test_gunicorn_cuts_off_a_chunked_body_past_the_cap() -> None:
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
         assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "too_large"
         assert sent < HUGE / 4, sent
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)  # the server sees the bot and the token
+@pytest.mark.timeout(300)
+def test_gunicorn_hands_a_chunked_upload_under_the_cap_to_the_site_whole() -> None:
+    """The body is buffered and given to Django with its length declared (a WSGI application
+    reads no chunked body)."""
+    bot = active_bot("belote")
+    token = token_create(user=bot.owner, name="chunked")[1]
+    env = {"DATABASE_URL": database_url(connection.settings_dict)}
+    source = f"{FIRST_LEGAL}# chunked\n".encode()
+    body = (
+        b'--x\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
+        b"Content-Type: text/x-python\r\n\r\n" + source + b"\r\n--x--\r\n"
+    )
+    with server("gunicorn", env) as url:
+        host, port = host_port(url)
+        with socket.create_connection((host, port), timeout=60) as sock:
+            extra = f"Authorization: Token {token}\r\nTransfer-Encoding: chunked\r\n"
+            sock.sendall(post_headers(f"/api/bots/{bot.pk}/versions/", host, extra))
+            for start in range(0, len(body), 100):
+                piece = body[start : start + 100]
+                sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            sock.sendall(b"0\r\n\r\n")
+            answer = read_response(sock)
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:300]
+    assert bot.versions.count() == 2
