@@ -177,6 +177,7 @@ class SandboxedAgent(Agent):
         self.memory_peak_bytes: int | None = None
         self._turn_end_cpu: float | None = None
         self._log = RingBuffer(limits.max_stderr_bytes)
+        self._act_started: int | None = None  # the stderr position when the current act began
         self._games = 0
         self._seq = 0
         self._ready = False
@@ -233,10 +234,13 @@ class SandboxedAgent(Agent):
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, f"observation: {err}")) from None
         process = self._process
         self._start_turn()
+        self._act_started = process.stderr.total
         clock = DecisionClock.start(self._res.group)  # the bot's time: from its thaw to its reply
         try:
             process.send(message, clock.started + allowed_ms / 1000)
             line = self._read_reply(process, clock, allowed_ms / 1000)
+            process.drain_ready()
+            self._mark_act(process)
             self._end_turn()
         except Timeout:
             self._charge(clock)
@@ -499,8 +503,18 @@ class SandboxedAgent(Agent):
         self.fault = fault
         return fault
 
+    def _mark_act(self, process: BotProcess) -> None:
+        """Head what the bot wrote to stderr during this act with ``--- act <id> ---`` (the
+        act's protocol id, per game), so a replay's decision finds its own lines in the log;
+        an act that wrote nothing gets no header."""
+        started, self._act_started = self._act_started, None
+        if started is not None and process.stderr.total > started:
+            process.stderr.mark(started, f"--- act {self._seq} ---\n".encode())
+
     def _collect_stderr(self, process: BotProcess | None = None) -> None:
         process = process or self._res.process
+        if process is not None:
+            self._mark_act(process)  # an act cut short by a fault: what it wrote so far
         if process is not None and process.stderr.total:
             header = f"--- game {self._games} ---\n".encode()
             text = process.stderr.text().encode()

@@ -62,6 +62,16 @@ class RingBuffer:
         if len(self._data) > 2 * self.capacity:  # trim in batches, not per write
             del self._data[: len(self._data) - self.capacity]
 
+    def mark(self, position: int, label: bytes) -> bool:
+        """Insert ``label`` where the stream stood at ``position`` (an earlier ``total``), if
+        those bytes are still kept; whether it was."""
+        back = self.total - position
+        if back < 0 or back > len(self._data):
+            return False
+        self._data[len(self._data) - back : len(self._data) - back] = label
+        self.total += len(label)
+        return True
+
     def text(self) -> str:
         data = bytes(self._data[-self.capacity :])
         dropped = self.total - len(data)
@@ -222,6 +232,12 @@ class BotProcess:
         self.output_bytes += len(chunk)
         if self.output_bytes > self.max_output_bytes and not post_mortem:
             raise OutputLimit(f"wrote more than {self.max_output_bytes} bytes")
+
+    def drain_ready(self) -> None:
+        """Read whatever the bot has written already, without waiting (its stderr from before
+        its reply is in the pipe by the time the reply is read)."""
+        for key, _ in self._selector.select(0):
+            self._drain(key.fd)
 
     def close_stdin(self) -> None:
         """No more messages: the bot reads end-of-file (and a loop over its input ends)."""

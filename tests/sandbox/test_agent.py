@@ -98,6 +98,31 @@ def test_exception_mid_game_still_kills_the_bot(
     assert gone(path.stem) == []
 
 
+def test_stderr_log_heads_each_acts_lines_with_its_id(
+    bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
+) -> None:
+    """The replay viewer shows an act's stderr to the bot's owner: the log heads what the bot
+    wrote during each act (and only acts that wrote something) with the act's protocol id."""
+    body = """
+sys.stderr.write("starting\\n")
+def act(m):
+    if m["id"] != 2:
+        sys.stderr.write(f"thinking about {m['id']}\\n")
+    return m["legal"][0]
+serve(act)
+"""
+    with SandboxedAgent(write_bot(body), limits) as bot:
+        bot.start({"game": GAME, "seat": 0, "params": PARAMS})
+        for _ in range(3):
+            bot.act({}, ["a"])
+        bot.finish({})
+        log = bot.stderr_log
+    assert log == (
+        "--- game 1 ---\nstarting\n--- act 1 ---\nthinking about 1\n"
+        "--- act 3 ---\nthinking about 3\n"
+    )
+
+
 def test_stderr_log_spans_games_and_is_capped(
     bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
 ) -> None:
