@@ -283,3 +283,28 @@ def test_main_pages_have_no_serious_accessibility_problems_and_are_photographed(
     assert {p.name for p in SCREENSHOTS.glob("*.png")} >= {
         f"{name}-{width}.png" for name in pages for width in WIDTHS
     }
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "ko-KR"])
+def test_documents_fit_a_phone_and_have_no_serious_accessibility_problems(
+    browser: Browser, live_server: LiveServer, locale: str
+) -> None:
+    """Every served document and rules page: only a wide table, figure or code block scrolls
+    sideways (the ranking tables have twelve columns, its plots are 680 px), never the page."""
+    from tests.platform.test_document_links import DOCUMENTS
+
+    problems: dict[str, object] = {}
+    for width, viewport in WIDTHS.items():
+        context = browser.new_context(base_url=live_server.url, locale=locale,
+                                      viewport=viewport)  # type: ignore[arg-type]  # fmt: skip
+        page = context.new_page()
+        for url in DOCUMENTS:
+            page.goto(url)
+            overflow = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+            if overflow > 0:
+                problems[f"{url} ({width})"] = f"the page scrolls {overflow} px sideways"
+            found = serious_violations(page)
+            if found:
+                problems[f"{url} ({width}) axe"] = found
+        context.close()
+    assert problems == {}
