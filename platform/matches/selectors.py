@@ -24,6 +24,15 @@ def match_replay(*, match_id: int) -> dict[str, Any]:
     return document
 
 
+def seat_log_of_owner(*, match_id: int, seat: int, user_id: int | None) -> str | None:
+    """The stderr log of a match's seat if ``user_id`` owns the seat's bot, else ``None``: the
+    logs are their owner's alone."""
+    if user_id is None:
+        return None
+    logs = MatchSeat.objects.filter(match_id=match_id, seat=seat, bot__owner_id=user_id)
+    return logs.values_list("log", flat=True).first()
+
+
 def recent_matches(*, limit: int, bot_id: int | None = None) -> list[Match]:
     """The latest finished matches (of one bot, if given), newest first, seats and their bots
     loaded (two queries)."""

@@ -33,7 +33,7 @@ from bots.models import Bot, BotVersion, BotVersionStatus, ValidationReplay
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
 from matches.challenges import challenge_create
-from matches.decisions import decision_at
+from matches.decisions import Decision, act_stderr, decision_at
 from matches.models import UNFINISHED, Match, MatchStatus
 from matches.selectors import (
     bot_record,
@@ -43,6 +43,7 @@ from matches.selectors import (
     match_with_seats,
     matches_filtered,
     recent_matches,
+    seat_log_of_owner,
 )
 from ratings.selectors import (
     ladder_leaders,
@@ -51,7 +52,7 @@ from ratings.selectors import (
     rating_histories,
     seat_fairness_current,
 )
-from sandbox import single_file_suffixes
+from sandbox import DEFAULT_LIMITS, single_file_suffixes
 from tournaments.models import Tournament
 from tournaments.selectors import (
     tournament_faults,
@@ -423,10 +424,27 @@ def match_decision(request: HttpRequest, match_id: int) -> JsonResponse:
         )
     except ApplicationError:
         return _no_decision()
-    return JsonResponse({
+    body: dict[str, Any] = {
         "seat": decision.seat, "entrant": decision.entrant, "observation": decision.observation,
         "legal": decision.legal, "action": decision.action, "ms": decision.ms,
-    })  # fmt: skip
+    }  # fmt: skip
+    owner = request.user.pk if request.user.is_authenticated else None
+    log = seat_log_of_owner(match_id=match.pk, seat=decision.entrant, user_id=owner)
+    if log is not None:  # the bot's owner: its stderr at this decision
+        body["stderr"], body["stderr_note"] = _decision_stderr(log, decision, int(where["game"]))
+    return JsonResponse(body)
+
+
+def _decision_stderr(log: str, decision: Decision, game: int) -> tuple[str, str]:
+    """What the bot wrote during the decision's act, and a note when that is not all."""
+    if decision.act is None:
+        return "", _("After its fault the engine's fallback played for the bot: no stderr.")
+    found = act_stderr(log, game=game, act=decision.act)
+    if found.dropped and not found.text:
+        kept = {"kib": DEFAULT_LIMITS.max_stderr_bytes // 1024}
+        return "", _("Nothing kept for this decision: only the last %(kib)d KiB of a match's "
+                     "stderr are stored, and its lines may have been earlier.") % kept  # fmt: skip
+    return found.text, ""
 
 
 def _no_decision() -> JsonResponse:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
 from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
@@ -270,13 +271,6 @@ def test_badugi_shows_draws_as_cards_hand_labels_money_and_seats_around_the_tabl
 # -- the decision inspector --------------------------------------------------------------------
 
 
-def login(page: Page, user: User) -> None:
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill("a-Long-pass-77")
-    page.get_by_role("button", name="Log in").click()
-
-
 def test_the_inspector_shows_what_the_bot_was_sent_and_answered(
     page: Page, held_matches: list[int]
 ) -> None:
@@ -300,6 +294,67 @@ def test_the_inspector_shows_what_the_bot_was_sent_and_answered(
     assert_fits(page)
     page.locator("body").press("Home")
     expect(inspector).to_contain_text("no decision yet")
+
+
+def test_only_the_bots_owner_sees_its_stderr_at_a_decision(
+    browser: Browser,  # noqa: F811
+    live_server: LiveServer,
+    held_matches: list[int],
+) -> None:
+    owner = UserFactory(username="author")
+    owner.set_password("a-Long-pass-77")
+    owner.save()
+    other = UserFactory(username="nosy")
+    other.set_password("a-Long-pass-77")
+    other.save()
+    secret = "--- game 1 ---\nstarting\n--- act 3 ---\nthinking hard about act 3\n"
+    match = played_match("belote", owner=owner, logs=[secret, "", "", ""])
+    replay = match_replay(match_id=match.pk)
+    # the step of seat 0's third decision in the first game (seat 0 is the owner's bot)
+    steps = stops(replay)["deals"]
+    acts = [(d, e) for d, deal in enumerate(replay["games"][0]["deals"])
+            for e, event in enumerate(deal["events"]) if event["seat"] == 0]  # fmt: skip
+    where = acts[2]  # the third act of seat 0 (the owner's bot) in the first game
+    decision = f"/matches/{match.pk}/?step={steps[where[0]] + where[1] + 1}"
+    api = f"/matches/{match.pk}/decision/?game=0&deal={where[0]}&event={where[1]}"
+    for client, sees in ((Client(), False), (logged_in(other), False), (logged_in(owner), True)):
+        body = client.get(api).json()
+        assert body["action"] == replay["games"][0]["deals"][where[0]]["events"][where[1]]["action"]
+        assert ("stderr" in body) is sees and (
+            body.get("stderr") == "thinking hard about act 3\n"
+        ) is sees
+    for who in ("author", "nosy", None):
+        context = browser.new_context(base_url=live_server.url, locale="en-GB",
+                                      viewport=VIEWPORTS["desktop"])  # type: ignore[arg-type]  # fmt: skip
+        page = context.new_page()
+        if who is not None:
+            login(page, User.objects.get(username=who))
+        open_match(page, match, decision[decision.index("?") :])
+        expect(page.locator("#inspector .legal li").first).to_be_visible()
+        if who == "author":
+            expect(page.locator("#inspector .stderr")).to_have_text("thinking hard about act 3\n")
+            page.locator("body").press("ArrowRight")  # the next decision, another seat's
+            expect(page.locator("#inspector .legal li").first).to_be_visible()
+            expect(page.locator("#inspector .stderr")).to_have_count(0)
+        else:
+            expect(page.locator("#inspector .stderr")).to_have_count(0)
+            expect(page.locator("#inspector")).not_to_contain_text("stderr")
+            assert "thinking hard" not in page.content()
+        context.close()
+
+
+def logged_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def login(page: Page, user: User) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill("a-Long-pass-77")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name=f"Log out ({user.username})")).to_be_visible()
 
 
 # -- duplicate boards side by side -------------------------------------------------------------
