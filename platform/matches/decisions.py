@@ -56,15 +56,15 @@ def decision_at(replay: dict[str, Any], *, game: int, deal: int, event: int) -> 
         raise _Reached(observation, list(state.legal_actions()))
 
     def on_deal(g: int, d: int, state: engine.State) -> None:
-        if (g, d) == (game, deal) and event == 0:
+        if d == deal and event == 0:
             capture(state)
 
     def on_event(g: int, d: int, n: int, state: engine.State) -> None:
-        if (g, d, n + 1) == (game, deal, event):
+        if (d, n + 1) == (deal, event):
             capture(state)
 
-    try:
-        walk_replay(replay, on_deal=on_deal, on_event=on_event)
+    try:  # that game alone: each game of a set starts afresh from the seed and its first dealer
+        walk_replay({**replay, "games": [played]}, on_deal=on_deal, on_event=on_event)
     except _Reached as reached:
         return Decision(seat, played["seats"][seat], reached.observation, reached.legal,
                         recorded["action"], recorded.get("ms"),
