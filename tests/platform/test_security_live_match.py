@@ -1,9 +1,9 @@
 """No hidden card of a running match is reachable by anyone: a real worker plays a match slowly
 (its bots think a little per decision) while this test scrapes every public surface (the API's
 match list, match, replay and per-seat replays, the tournament and bot resources; the match
-page, its replay JSON, the tournament page and its htmx partial, the bot page) as an anonymous
-visitor and as another author. Until the match is over no card at all may appear; afterwards
-the replay shows them (so the scraper would have seen them)."""
+page, its replay JSON, its live box and decisions, the tournament page and its htmx partial, the
+bot page) as an anonymous visitor and as another author. Until the match is over no card at all
+may appear; afterwards the replay shows them (so the scraper would have seen them)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ def surfaces(match_id: int, tournament_id: int, bot_id: int) -> list[str]:
              f"/bots/{bot_id}/", "/", "/tournaments/", "/ladder/belote/"]
     pages += [f"/matches/{match_id}/?seat={s}" for s in range(4)]
     pages += [f"/matches/{match_id}/replay.json?seat={s}" for s in range(4)]
+    # the running match's live box (htmx) and the replay inspector's decisions
+    pages += [f"/matches/{match_id}/live/"]
+    pages += [f"/matches/{match_id}/decision/?game=0&deal=0&event={e}" for e in (0, 5)]
     return api + pages  # fmt: skip
 
 
@@ -53,7 +56,8 @@ def test_no_card_of_a_running_match_reaches_any_public_surface(start_worker: Sta
             break
         for who, client in visitors.items():
             for url in urls:
-                response = client.get(url, HTTP_HX_REQUEST="true" if "progress" in url else "")
+                htmx = "progress" in url or "live" in url
+                response = client.get(url, HTTP_HX_REQUEST="true" if htmx else "")
                 assert response.status_code < 500, url
                 body = response.content.decode()
                 match.refresh_from_db()
