@@ -10,13 +10,25 @@ from drf_spectacular.views import (
 )
 
 from api.views import auth, bots, games, ladders, matches, runtimes, tournaments
-from ops.views import HealthView
+from ops.views import LiveView, ReadyView
 
-# the health check is the ops app's; its schema entry is described here, with the API's
-health = extend_schema_view(get=extend_schema(responses={200: OpenApiTypes.OBJECT}))(HealthView)
+# the health checks are the ops app's; their schema entries are described here, with the API's
+live = extend_schema_view(
+    get=extend_schema(summary="Liveness: the process answers", responses={200: OpenApiTypes.OBJECT})
+)(LiveView)
+ready = extend_schema_view(
+    get=extend_schema(
+        summary="Readiness: the database, the broker and the cache",
+        description="200 with status ok, or degraded while the cache or the broker is away (the "
+        "site still serves); 503 with status failed while the database is.",
+        responses={200: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+    )
+)(ReadyView)
 
 urlpatterns = [
-    path("health/", health.as_view(), name="api-health"),
+    path("health/", ready.as_view(), name="api-health"),  # readiness, as before the split
+    path("health/live/", live.as_view(), name="api-health-live"),
+    path("health/ready/", ready.as_view(), name="api-health-ready"),
     path("auth/token/", auth.TokenObtainView.as_view(), name="api-token"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="api-tokens"),
     path("auth/tokens/<int:pk>/", auth.TokenDetailView.as_view(), name="api-token-detail"),

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "arena.requestid.RequestIdMiddleware",  # first: every response and log line has its id
     "django.middleware.security.SecurityMiddleware",
     "arena.bodylimits.BodyLimitMiddleware",  # refuses an oversized body before it is read
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -111,6 +112,32 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Logs go to stderr (the container's log), DEBUG or not: warnings and errors of every part, the
+# request id on each line (arena.requestid). Every 500 is logged there with its traceback by
+# Django's "django.request" logger (whose default handlers write nothing with DEBUG off).
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "arena.requestid.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "plain",
+        }
+    },
+    "root": {
+        "handlers": ["stderr"],
+        "level": read_choice(
+            env, "ARENA_LOG_LEVEL", choices=("DEBUG", "INFO", "WARNING", "ERROR"), default="INFO"
+        ),
+    },
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -147,13 +174,28 @@ CELERY_TASK_ALWAYS_EAGER = ARENA_EXECUTION == "inline"
 CELERY_TASK_EAGER_PROPAGATES = True
 
 # One cache for every web process (rate limits, the public page cache, the ladder's computed
-# figures) when ARENA_CACHE_URL names a Redis database; else each process keeps its own.
+# figures) when ARENA_CACHE_URL names a Redis database; else each process keeps its own. The
+# shared one is optional at request time (arena.cache): while it cannot be reached, each process
+# uses its own memory; connecting and each command wait at most ARENA_CACHE_TIMEOUT_MS, and
+# after a failure Redis is tried again after ARENA_CACHE_RETRY_S.
 _cache_url = read_str(env, "ARENA_CACHE_URL", default="")
 if _cache_url:
+    _cache_timeout_s = read_int(env, "ARENA_CACHE_TIMEOUT_MS", default=250, minimum=1) / 1000
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                    "LOCATION": _cache_url, "KEY_PREFIX": "arena"}
-    }  # fmt: skip
+        "default": {
+            "BACKEND": "arena.cache.FallbackRedisCache",
+            "LOCATION": _cache_url,
+            "KEY_PREFIX": "arena",
+            "OPTIONS": {
+                "socket_connect_timeout": _cache_timeout_s,
+                "socket_timeout": _cache_timeout_s,
+                "retry_s": read_int(env, "ARENA_CACHE_RETRY_S", default=5, minimum=1),
+            },
+        }
+    }
+# The readiness check (/api/health/ready/) waits this long for each of the database, the broker
+# and the cache (probed at once), then reports the silent ones as timed out.
+ARENA_HEALTH_TIMEOUT_S = read_int(env, "ARENA_HEALTH_TIMEOUT_S", default=2, minimum=1)
 
 # -- Card Arena ------------------------------------------------------------------------------
 # Bot packages and replays live in the database, so a worker needs only the database and the

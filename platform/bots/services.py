@@ -29,6 +29,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 import engine
+from arena.dispatch import send_on_commit
 from arena.errors import ApplicationError
 from bots.builds import build_for_version
 from bots.models import (
@@ -168,9 +169,7 @@ def _store_version(*, bot: Bot, checked: _Checked) -> BotVersion:
 def _enqueue_validation(version_id: int, *, countdown_s: int = 0) -> None:
     from bots.tasks import validate_version_task
 
-    transaction.on_commit(
-        lambda: validate_version_task.apply_async((version_id,), countdown=countdown_s)
-    )
+    send_on_commit(validate_version_task, version_id, countdown=countdown_s)
 
 
 def botversion_transition(

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 import engine
 from arena.celery import HARD_TIME_LIMIT_S, queue_name
+from arena.dispatch import send
 from bots.models import BotVersion
 from matches import formats
 from matches.audit import AuditFailure, audit_result
@@ -120,7 +121,8 @@ def _enqueue(match_ids: Sequence[int]) -> None:
     )
     for match_id in match_ids:
         queue = queue_name("rated" if match_id in rated else "matches")
-        run_match_task.apply_async((match_id,), queue=queue)
+        if not send(run_match_task, match_id, queue=queue):
+            break  # the broker is away: the rest stay queued for the reaper's re-send too
 
 
 def match_transition(

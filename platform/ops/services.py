@@ -1,6 +1,6 @@
-from django.db import transaction
 from django.utils import timezone
 
+from arena.dispatch import send_on_commit
 from ops.models import Heartbeat
 from ops.tasks import ping
 
@@ -11,14 +11,7 @@ def heartbeat_send(*, queue: str | None = None) -> Heartbeat:
     ``queue`` overrides the task's route, e.g. to reach one particular worker.
     """
     heartbeat = Heartbeat.objects.create()
-
-    def enqueue() -> None:
-        if queue is None:
-            ping.delay(heartbeat.pk)
-        else:
-            ping.apply_async((heartbeat.pk,), queue=queue)
-
-    transaction.on_commit(enqueue)
+    send_on_commit(ping, heartbeat.pk, **({} if queue is None else {"queue": queue}))
     return heartbeat
 
 

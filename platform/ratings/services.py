@@ -20,9 +20,9 @@ from typing import Any, NamedTuple
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
+from arena.dispatch import send
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.results import BotResult, SeatResult, board_orders, board_shares, bot_results
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
@@ -67,11 +67,9 @@ def _request_rating(ladder_id: int) -> None:
 
     requests = RatingRequest.objects.filter(ladder_id=ladder_id)
     if requests.filter(requested=False).update(requested=True):
-        try:
-            apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
-        except KombuOperationalError:  # the broker is down: the next match (or the overdue
-            requests.update(requested=False)  # pass) asks again; the flag must not stay set
-            log.warning("could not queue the ratings of ladder %s: broker unreachable", ladder_id)
+        if not send(apply_ratings_task, ladder_id, countdown=RATING_DELAY_S):
+            # the broker is down: the next match (or the overdue pass) asks again; the flag
+            requests.update(requested=False)  # must not stay set
     elif not requests.exists():  # a ladder made before its request row (fixtures, the admin)
         _, created = RatingRequest.objects.get_or_create(ladder_id=ladder_id,
                                                          defaults={"requested": True})  # fmt: skip

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import engine
+from arena.dispatch import send_on_commit
 from arena.errors import ApplicationError
 from bots.house import HOUSE_USERNAME
 from bots.models import Bot, BotVersion, BotVersionStatus
@@ -95,7 +96,7 @@ def tournament_create(
             TournamentEntry(tournament=tournament, index=i, bot=bot, bot_version=_current(bot))
             for i, bot in enumerate(bots)
         )
-        transaction.on_commit(lambda: _send_schedule(tournament.pk))
+        _send_schedule(tournament.pk)
     return tournament
 
 
@@ -117,9 +118,10 @@ def _author(bot: Bot) -> int | None:
 
 
 def _send_schedule(tournament_id: int) -> None:
+    """Send the tournament's scheduling task once the current transaction commits."""
     from tournaments.tasks import schedule_tournament_task
 
-    schedule_tournament_task.delay(tournament_id)
+    send_on_commit(schedule_tournament_task, tournament_id)
 
 
 def tournament_schedule(*, tournament_id: int) -> int:
