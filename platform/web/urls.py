@@ -25,6 +25,8 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", views.tournament_detail, name="tournament"),
     path("tournaments/<int:tournament_id>/progress/", views.tournament_progress_partial,
          name="tournament_progress"),  # fmt: skip
+    path("tournaments/<int:tournament_id>/matches/", views.tournament_matches_partial,
+         name="tournament_matches"),  # fmt: skip
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("matches/<int:match_id>/replay.json", views.match_replay_json, name="match_replay"),
     path("matches/<int:match_id>/decision/", views.match_decision, name="match_decision"),

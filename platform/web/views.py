@@ -352,18 +352,30 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         ])
         for a in order
     ]  # fmt: skip
-    matches = list(matches_filtered(tournament_id=tournament.pk).order_by("id"))
     return render(request, "web/tournament.html", {
         **_progress_context(tournament),
+        **_matches_context(tournament),
         "game": game_info(tournament.game),
         "standings": standings,
         "cross_names": [names[b] for b in order],
         "cross_rows": cross_rows,
         "faults": tournament_faults(tournament=tournament),
         "fault_help": FAULT_HELP,
-        "matches": matches[:TOURNAMENT_MATCHES],
-        "more_matches": max(0, len(matches) - TOURNAMENT_MATCHES),
     })  # fmt: skip
+
+
+def _matches_context(tournament: Tournament) -> dict[str, Any]:
+    matches = matches_filtered(tournament_id=tournament.pk).order_by("id")
+    shown = list(matches[:TOURNAMENT_MATCHES])
+    more = matches.count() - len(shown) if len(shown) == TOURNAMENT_MATCHES else 0
+    return {"tournament": tournament, "matches": shown, "more_matches": more}
+
+
+def tournament_matches_partial(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """The tournament's match list alone (status, places, replay links), polled by htmx while
+    the tournament runs."""
+    tournament = _tournament_or_404(tournament_id)
+    return render(request, "web/_tournament_matches.html", _matches_context(tournament))
 
 
 def tournament_progress_partial(request: HttpRequest, tournament_id: int) -> HttpResponse:

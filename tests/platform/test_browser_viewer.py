@@ -411,6 +411,11 @@ def test_the_tournament_lists_its_matches_with_status_result_and_replay_links(
     waiting = page.locator(f'#tournament-matches tr[data-match="{rest[0].pk}"]')
     expect(waiting).to_contain_text("queued")
     expect(waiting.get_by_role("link", name="Replay")).to_have_count(0)
+    page.evaluate("window.notReloaded = true")
+    record_played(rest[0])  # the list follows the tournament by itself
+    expect(waiting.get_by_role("link", name="Replay")).to_have_count(1, timeout=20_000)
+    expect(waiting).to_contain_text("finished")
+    assert page.evaluate("window.notReloaded") is True
     assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate("innerWidth")
 
 
