@@ -77,6 +77,10 @@ def viewer_labels() -> dict[str, object]:
         "stderr": _("The bot's stderr at this decision"),
         "stderr_none": _("Nothing written at this decision."),
         "decision_failed": _("The decision could not be loaded:"),
+        "other_seat": _(
+            "Another seat's decision: what it was sent is not part of this seat's view. Choose "
+            "All cards to see it."
+        ),
         "suits": {"s": _("spades"), "h": _("hearts"), "d": _("diamonds"), "c": _("clubs")},
         "actions": {
             "pass": _("passes"),

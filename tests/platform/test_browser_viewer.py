@@ -294,6 +294,14 @@ def test_the_inspector_shows_what_the_bot_was_sent_and_answered(
     assert_fits(page)
     page.locator("body").press("Home")
     expect(inspector).to_contain_text("no decision yet")
+    # a seat's view asks for its own decisions only: another's observation shows its hand
+    seat = event["seat"]
+    open_match(page, match, f"?step=3&seat={seat}")
+    expect(inspector.locator(".legal li").first).to_be_visible()
+    other = (seat + 1) % 4
+    open_match(page, match, f"?step=3&seat={other}")
+    expect(inspector.locator(".other-seat")).to_be_visible()
+    expect(inspector.locator(".legal, .observation")).to_have_count(0)
 
 
 def test_only_the_bots_owner_sees_its_stderr_at_a_decision(

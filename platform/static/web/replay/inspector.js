@@ -38,6 +38,11 @@ export function showDecision(container, baseUrl, replay, step, labels) {
     h("dt", { text: labels.seat }), h("dd", { text: `${event.seat} · ${seatName(replay, step.g, event.seat)}` }),
     h("dt", { text: labels.answer }), h("dd", {}, h("code", { class: "answer", text: event.action })),
     h("dt", { text: labels.time }), h("dd", { class: "decision-time", text: ms })));
+  if (replay.viewpoint && replay.viewpoint.seat !== event.seat) {
+    // a seat's view: another seat's observation would show its hand, so it is not asked for
+    container.append(h("p", { class: "muted other-seat", text: labels.other_seat }));
+    return;
+  }
   const details = h("div", { class: "decision-details", "aria-busy": "true" });
   container.append(details);
   const url = `${baseUrl}?game=${step.g}&deal=${step.d}&event=${step.e}`;
