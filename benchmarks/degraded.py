@@ -1,0 +1,206 @@
+"""What a missing cache or broker costs a request (issue 30), with the default timeouts.
+
+    .venv/bin/python benchmarks/degraded.py [--repeat 3]
+
+Three states of each part: *up* (this machine's Redis at ``CELERY_BROKER_URL``'s server,
+database 11, keys under a prefix of this run's own), *refused* (a closed loopback port: Redis
+stopped) and *silent* (a loopback server that accepts connections and never answers: a hung
+host or a network partition, which costs the full timeouts). For each it prints, in this
+process (Django's test ``Client``, no HTTP server):
+
+- pages and API reads (home, a ladder, a bot, a match, a tournament; the API's games, ladder,
+  match and replay) as an anonymous visitor with the page cache on (its default, 5 s): p50,
+  p95 and max over ``--repeat`` passes, and the first request, which finds the part away;
+- ``POST /api/challenges/`` (a write whose run task is sent after commit): its time per request;
+- ``GET /api/health/ready/``: its time and status.
+
+It makes its own test database (``test_`` + ``DEGRADED_DATABASE_URL``'s name, default
+``postgres://postgres@127.0.0.1:5432/arena_degraded``) and drops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+os.environ["DATABASE_URL"] = os.environ.get(
+    "DEGRADED_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/arena_degraded"
+)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+os.environ["ARENA_EXECUTION"] = "celery"
+
+import django
+
+django.setup()
+
+from django.conf import settings
+from django.test import Client, override_settings
+from django.test.utils import setup_databases, setup_test_environment, teardown_databases
+
+from arena.celery import app, queue_config
+
+REFUSED = "redis://127.0.0.1:1/0"
+
+
+@contextmanager
+def silent_server() -> Iterator[str]:
+    """A loopback server that accepts connections and never answers; its redis:// URL."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+    finally:
+        listener.close()
+        for held_socket in held:
+            held_socket.close()
+
+
+def cache_at(url: str) -> dict[str, Any]:
+    """``CACHES`` as settings.py makes it for ``ARENA_CACHE_URL=url``, with its defaults."""
+    default = dict(settings.CACHES["default"]) if "Fallback" in settings.CACHES["default"][
+        "BACKEND"] else {"OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25,
+                                     "retry_s": 5}}  # fmt: skip
+    return {"default": {"BACKEND": "arena.cache.FallbackRedisCache", "LOCATION": url,
+                        "KEY_PREFIX": f"bench-{uuid.uuid4().hex[:8]}",
+                        "OPTIONS": dict(default["OPTIONS"])}}  # fmt: skip
+
+
+@contextmanager
+def broker_at(url: str) -> Iterator[None]:
+    prefix = f"bench-degraded-{uuid.uuid4().hex[:8]}-"
+    saved = {key: app.conf[key] for key in ("broker_url", *queue_config())}
+    app.conf.update(broker_url=url, task_always_eager=False, **queue_config(prefix))
+    app._pool = None  # type: ignore[attr-defined]  # Celery's pools were made for the old URL
+    app.amqp._producer_pool = None  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        app.conf.update(saved)
+        app._pool = None  # type: ignore[attr-defined]
+        app.amqp._producer_pool = None  # type: ignore[attr-defined]
+        if url == UP:
+            import redis
+
+            client = redis.Redis.from_url(url)
+            for key in client.scan_iter(f"{prefix}*"):
+                client.delete(key)
+            for key in client.scan_iter(f"_kombu.binding.{prefix}*"):
+                client.delete(key)
+
+
+UP = settings.CELERY_BROKER_URL.rsplit("/", 1)[0] + "/11"
+
+
+def world() -> tuple[list[str], str, dict[str, Any]]:
+    """Public URLs over fresh data, a token and a challenge's body."""
+    import matches.services
+    from api.services import token_create
+    from tests.platform.api_fixtures import store_replay
+    from tests.platform.factories import UserFactory, active_bot, finished_match
+    from tournaments.services import tournament_create
+
+    enqueue = matches.services._enqueue
+    matches.services._enqueue = lambda ids: None  # type: ignore[assignment]  # no play here
+    owner = UserFactory()
+    bots = [active_bot("belote", owner=owner)] + [active_bot("belote") for _ in range(3)]
+    versions = [b.current_version for b in bots]
+    match = finished_match("belote", versions[:2], [1, 2])  # type: ignore[arg-type]
+    store_replay(match)
+    with override_settings(CELERY_TASK_ALWAYS_EAGER=True):
+        app.conf.task_always_eager = True
+        tournament = tournament_create(created_by=owner, name="t", game="belote",
+                                       bot_ids=[b.pk for b in bots])  # fmt: skip
+    urls = [
+        "/", "/ladder/belote/", f"/bots/{bots[1].pk}/", f"/matches/{match.pk}/",
+        f"/tournaments/{tournament.pk}/", "/api/games/", "/api/ladders/belote/",
+        f"/api/matches/{match.pk}/", f"/api/matches/{match.pk}/replay/",
+    ]  # fmt: skip
+    matches.services._enqueue = enqueue  # type: ignore[assignment]  # challenges are sent
+    token = token_create(user=owner, name="bench")[1]
+    return urls, token, {"bot": bots[0].pk, "opponents": [bots[1].pk]}
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds >= 0.0095 else f"{seconds * 1000:.1f} ms"
+
+
+def pages(urls: list[str], repeat: int) -> tuple[float, list[float]]:
+    """The first request's time and every later one's."""
+    times = []
+    for _ in range(repeat):
+        for url in urls:
+            start = time.perf_counter()
+            status = Client().get(url).status_code
+            times.append(time.perf_counter() - start)
+            assert status == 200, (url, status)
+    return times[0], times[1:]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    setup_test_environment()
+    old = setup_databases(verbosity=0, interactive=False)
+    try:
+        urls, token, challenge = world()
+        rows = []
+        with silent_server() as silent:
+            for state, url in (("up", UP), ("refused", REFUSED), ("silent", silent)):
+                with override_settings(CACHES=cache_at(url), ARENA_PAGE_CACHE_SECONDS=5):
+                    first, rest = pages(urls, args.repeat)
+                    with broker_at(url):
+                        writes = []
+                        for _ in range(args.repeat):
+                            start = time.perf_counter()
+                            response = Client().post(
+                                "/api/challenges/", challenge, content_type="application/json",
+                                HTTP_AUTHORIZATION=f"Token {token}",
+                            )  # fmt: skip
+                            writes.append(time.perf_counter() - start)
+                            assert response.status_code == 201, response.content
+                        start = time.perf_counter()
+                        ready = Client().get("/api/health/ready/")
+                        ready_s = time.perf_counter() - start
+                quantiles = statistics.quantiles(rest, n=20)
+                rows.append((
+                    state, ms(first), ms(statistics.median(rest)), ms(quantiles[18]),
+                    ms(max(rest)), ms(statistics.median(writes)), ms(max(writes)),
+                    f"{ready.status_code} {ready.json()['status']} in {ms(ready_s)}",
+                ))  # fmt: skip
+        print(f"{len(urls)} URLs x {args.repeat} passes; cache and broker in the same state")
+        header = ("cache+broker", "first read", "reads p50", "p95", "max", "challenge p50",
+                  "max", "readiness")  # fmt: skip
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    finally:
+        teardown_databases(old, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
