@@ -22,7 +22,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 import engine
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
-from matches.results import Order, SeatResult, board_orders, bot_results
+from matches.results import Order, SeatResult, board_orders, bot_results, ranks_of
 from ratings import fairness, strength
 from ratings.models import Rating, RatingChange
 
@@ -264,13 +264,38 @@ def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
     return _per_result("fairness", game, lambda: seat_fairness(game=game))
 
 
+@dataclass(frozen=True)
+class LadderFit:
+    """What the ladder scheduler pairs by: the point strength fit of the game's recent matches
+    (None without any) and the bots of each of those matches (who met whom)."""
+
+    fit: strength.Fit[int] | None
+    tables: list[list[int]]
+
+
+def ladder_fit(*, game: str) -> LadderFit:
+    """:class:`LadderFit` of the game's last :data:`STRENGTH_WINDOW` finished matches."""
+    rankings = match_rankings(game=game)
+    tables = [[bot for bot, _ in ranks_of(orders[0])] for orders in rankings]
+    return LadderFit(strength.fit_matches(rankings), tables)
+
+
+def ladder_fit_current(*, game: str) -> LadderFit:
+    """:func:`ladder_fit` as of a recent ladder result (see :func:`_per_result`): a top-up runs
+    after every finished match, and reading and fitting 20,000 matches of 1,000 bots takes
+    seconds (issue 35), so top-ups between two refreshes pair by the same fit."""
+    return _per_result("schedule", game, lambda: ladder_fit(game=game))
+
+
 def figures_refresh(*, kind: str, game: str) -> None:
-    """Compute a ladder's ``kind`` of figures (``"strengths"`` or ``"fairness"``) and store them
+    """Compute a ladder's ``kind`` of figures (``"strengths"``, ``"fairness"`` or ``"schedule"``,
+    the scheduler's fit) and store them
     where :func:`_per_result` reads them, then release the lock of the read that asked for it
     (the task ``arena.ratings.figures`` runs this on a worker)."""
     compute: Callable[[], object] = {
         "strengths": lambda: ladder_strengths(game=game),
         "fairness": lambda: seat_fairness(game=game),
+        "schedule": lambda: ladder_fit(game=game),
     }[kind]
     key = f"ratings:{kind}:{game}"
     try:

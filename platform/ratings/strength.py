@@ -346,11 +346,12 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     full = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
     start_theta, hessian = _newton(choices, full, alpha)
     inverse = np.linalg.inv(hessian[0])
+    full_diagonal = np.diag(hessian[0]).copy()
     per_set = max(1, 4 * choices.chosen.shape[0] * max(1, choices.alternatives.shape[1]) + n)
     batch = max(1, _CHUNK_CELLS // per_set)
     for start in range(0, match_weights.shape[0], batch):
         weights = np.asarray((choices.weights.T @ match_weights[start : start + batch].T).T)
-        theta, done = _newton_cg(choices, weights, alpha, start_theta, inverse)
+        theta, done = _newton_cg(choices, weights, alpha, start_theta, inverse, full_diagonal)
         out[start : start + batch] = theta
         if not done.all():
             rest = np.flatnonzero(~done)
@@ -360,7 +361,7 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
 
 def _newton_cg(
     choices: Choices[Entrant], weights: FloatArray, alpha: float, start: FloatArray,
-    inverse: FloatArray,
+    inverse: FloatArray, full_diagonal: FloatArray,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:  # fmt: skip
     """Minimise every row's objective (see :func:`_newton`) from ``start``: Newton steps whose
     systems are solved by conjugate gradients preconditioned with ``inverse``, to a relative
@@ -371,14 +372,20 @@ def _newton_cg(
     done = np.zeros(sets, dtype=bool)
     if choices.chosen.shape[0] == 0:
         return theta - theta.mean(axis=1, keepdims=True), ~done
-    wins = _scatter(weights[..., None], choices.chosen[:, None], theta.shape[1])
+    n = theta.shape[1]
+    wins = _scatter(weights[..., None], choices.chosen[:, None], n)
     value = _objective(choices, weights, theta, wins, alpha)
     for _ in range(_MAX_ITERATIONS):
         gradient, p, wp = _gradient(choices, weights, theta, wins, alpha)
         gradient[done] = 0.0
         size = np.sqrt((gradient**2).sum(axis=1))
         forcing = np.minimum(0.5, np.sqrt(size)) * size
-        step = _conjugate_gradients(choices, p, wp, alpha, gradient, inverse, forcing)
+        # the preconditioner rescaled to this row's curvature per entrant (its diagonal): a
+        # resample counts a bot's matches 0, 1, 2… times, so a bot of few matches may weigh
+        # half or twice what it weighs in the full fit
+        diagonal = _scatter(wp * (1.0 - p), choices.alternatives, n) + alpha + 1.0
+        rescale = np.sqrt(full_diagonal / diagonal)
+        step = _conjugate_gradients(choices, p, wp, alpha, gradient, inverse, rescale, forcing)
         scale = np.ones(sets)
         for _halving in range(40):
             candidate = theta - scale[:, None] * step
@@ -396,26 +403,27 @@ def _newton_cg(
 
 def _conjugate_gradients(
     choices: Choices[Entrant], p: FloatArray, wp: FloatArray, alpha: float,
-    gradient: FloatArray, inverse: FloatArray, tolerance: FloatArray,
+    gradient: FloatArray, inverse: FloatArray, scale: FloatArray, tolerance: FloatArray,
 ) -> FloatArray:  # fmt: skip
     """Per row, ``x`` with ``‖H x − gradient‖ ≤ tolerance`` (``H``: the row's Hessian at the
     softmax ``p``, applied by :func:`_hessian_times`), preconditioned with ``inverse``."""
     x = np.zeros_like(gradient)
     residual = gradient.copy()
-    z = residual @ inverse
+    z = ((residual * scale) @ inverse) * scale
     direction = z.copy()
     rz = (residual * z).sum(axis=1)
     active = np.sqrt((residual**2).sum(axis=1)) > tolerance
     for _ in range(gradient.shape[1]):
         if not active.any():
             break
-        product = _hessian_times(choices, p, wp, alpha, direction)
+        product = np.zeros_like(direction)  # rows that have converged cost nothing more
+        product[active] = _hessian_times(choices, p[active], wp[active], alpha, direction[active])
         curvature = (direction * product).sum(axis=1)
         length = np.where(active, rz / np.where(active, curvature, 1.0), 0.0)
         x += length[:, None] * direction
         residual -= length[:, None] * product
         active &= np.sqrt((residual**2).sum(axis=1)) > tolerance
-        z = residual @ inverse
+        z = ((residual * scale) @ inverse) * scale
         new_rz = (residual * z).sum(axis=1)
         direction = z + np.where(active, new_rz / np.where(rz == 0.0, 1.0, rz), 0.0)[:, None] * (
             direction

@@ -29,13 +29,11 @@ from bots.selectors import bots_ready_to_play
 from matches import formats
 from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus
 from matches.quotas import matches_per_request_check, unrated_quota_check
-from matches.results import ranks_of
 from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
 from ratings.policy import rating_ladder
-from ratings.selectors import match_rankings
+from ratings.selectors import ladder_fit_current
 from ratings.services import ladders_ensure
-from ratings.strength import fit_matches
 from tournaments.matchmaking import Candidate, meetings_of, plan_tables
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
@@ -142,8 +140,9 @@ def tournament_schedule(*, tournament_id: int) -> int:
                                         tournament.rounds, seed=tournament.seed)  # fmt: skip
             per_round = tables_per_round(len(entries), formats.entrants_per_match(rules))
             specs = [
-                MatchSpec(entrants=[entries[i].bot_version for i in table],
-                          round=index // per_round + 1)  # fmt: skip
+                MatchSpec(
+                    entrants=[entries[i].bot_version for i in table], round=index // per_round + 1
+                )  # fmt: skip
                 for index, table in enumerate(tables)
             ]
             matches_create(
@@ -260,15 +259,14 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
         row = ratings.get(bot.pk)
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
-    rankings = match_rankings(game=ladder.game)
+    recent = ladder_fit_current(game=ladder.game)
     # queued matches count as meetings too, so a pair is not queued again and again before
     # its first results are in
-    met = meetings_of([[b for b, _ in ranks_of(orders[0])] for orders in rankings]
-                      + [list(table) for table in queued.values()])  # fmt: skip
+    met = meetings_of(recent.tables + [list(table) for table in queued.values()])
     tables = plan_tables(
         candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk], _author(b))
                     for b in bots],  # fmt: skip
-        fit=fit_matches(rankings), meetings=met,
+        fit=recent.fit, meetings=met,
         table_size=size, count=free, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}
