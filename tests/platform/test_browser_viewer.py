@@ -19,7 +19,11 @@ from pytest_django.live_server_helper import LiveServer
 from matches.models import Match
 from matches.selectors import match_replay
 from tests.platform.factories import UserFactory, active_bot
-from tests.platform.test_browser import CHROMIUM_ARGS, browser  # noqa: F401  # the fixture
+from tests.platform.test_browser import (  # noqa: F401  # browser: the fixture
+    CHROMIUM_ARGS,
+    browser,
+    serious_violations,
+)
 from tests.platform.test_web_pages import new_match, played_match, record_played
 from tournaments.services import tournament_create
 
@@ -212,7 +216,13 @@ def test_fit_and_finish_list_numbers_winner_contrast_width_and_cross_table(
     assert room[0] >= room[1], room  # "100." fits left of the items
     expect(page.locator("#board .centre .muted")).to_be_visible()
     assert contrast(page, "#board .centre .muted", "#board .table") >= 4.5
+    assert serious_violations(page) == []  # axe-core: contrast on the felt included
     assert_fits(page)
+    original = page.viewport_size
+    assert original is not None
+    page.set_viewport_size({"width": 360, "height": 740})  # the narrowest phone we support
+    assert_fits(page)
+    page.set_viewport_size(original)
 
     bots = [active_bot("belote") for _ in range(3)]
     tournament = tournament_create(created_by=UserFactory(), name="Aligned", game="belote",
@@ -258,6 +268,7 @@ def test_badugi_shows_draws_as_cards_hand_labels_money_and_seats_around_the_tabl
     centre = box(page, "#board .centre")
     seats = [s.bounding_box() for s in page.locator("#board .seat").all()]
     assert len(seats) == 5 and all(seats)
+    assert serious_violations(page) == []
     below = [s for s in seats if s and s["y"] >= centre["y"] + centre["height"] - 1]
     above = [s for s in seats if s and s["y"] + s["height"] <= centre["y"] + 1]
     assert len(below) >= 1 and len(above) >= 2, (centre, seats)
@@ -286,6 +297,7 @@ def test_the_inspector_shows_what_the_bot_was_sent_and_answered(
     inspector.locator(".observation-box summary").click()
     expect(inspector.locator(".observation")).to_contain_text('"hand"')
     expect(inspector.locator(".stderr")).to_have_count(0)  # an anonymous visitor: no stderr
+    assert serious_violations(page) == []
     # beside the board at a desktop width, below it on a phone; never off the page
     inspect, table = box(page, "#inspector"), box(page, "#board .table")
     if page.viewport_size and page.viewport_size["width"] > 800:
@@ -392,6 +404,7 @@ def test_a_duplicate_board_shows_every_rotation_side_by_side_with_links(
         contract = CONTRACTS[deal["info"]["contract"]]
         expect(row.locator("td").nth(len(played["seats"]))).to_contain_text(contract)
     expect(page.locator("#board .board-total")).to_contain_text("score on the board")
+    assert serious_violations(page) == []
     traveller.locator('tbody tr[data-game="2"] a').click()
     assert counter(page) == expected["games"][2]
     expect(page.locator("#board .info-line")).to_contain_text("Game 3/4")

@@ -242,7 +242,7 @@ function scoreTable(replay, g, d, board, labels) {
 }
 
 function storyPanel(board, replay, g, labels) {
-  const list = h("ol", { class: "story-list" });
+  const list = h("ol", { class: "story-list", tabindex: "0", "aria-label": labels.story });
   list.append(h("li", { class: "muted", text: labels.start }));
   board.story.forEach((line, i) => {
     const li = h("li", { class: i === board.story.length - 1 ? "latest" : null },
@@ -298,5 +298,7 @@ export function render(container, replay, timeline, index, labels) {
   container.replaceChildren(...[resultBanner(replay, timeline, index, g, labels), infoLine(board, replay, g, d, labels),
     h("div", { class: "board-grid" }, table, side), storyPanel(board, replay, g, labels),
     traveller(replay, timeline, d, labels)].filter(Boolean));
+  const story = container.querySelector(".story-list");
+  story.scrollTop = story.scrollHeight; // the latest lines in sight
   return inspector;
 }
