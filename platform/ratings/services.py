@@ -74,7 +74,7 @@ def _request_rating(ladder_id: int) -> None:
         _, created = RatingRequest.objects.get_or_create(ladder_id=ladder_id,
                                                          defaults={"requested": True})  # fmt: skip
         if created:
-            apply_ratings_task.apply_async((ladder_id,), countdown=RATING_DELAY_S)
+            send(apply_ratings_task, ladder_id, countdown=RATING_DELAY_S)
 
 
 class Rated(NamedTuple):

@@ -24,6 +24,7 @@ import pytest
 import redis
 from django.conf import settings as django_settings
 from django.core.cache import caches
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from django.test import Client
 from django.utils import timezone
@@ -31,9 +32,12 @@ from pytest_django import Settings
 
 from arena.cache import FallbackRedisCache
 from arena.celery import QUEUES, app, queue_config
+from bots.models import BotVersion, BotVersionStatus
+from bots.services import botversions_redispatch
 from matches.models import Match, MatchStatus
 from matches.services import matches_redispatch
 from tests.platform.api_fixtures import World, world_fixture  # noqa: F401
+from tests.platform.factories import FIRST_LEGAL
 from tests.platform.test_reliability_broker import PrivateRedis
 from tournaments.models import Tournament
 from tournaments.services import tournament_create, tournaments_reschedule
@@ -198,8 +202,13 @@ def test_writes_that_committed_answer_success_and_are_sent_when_the_broker_retur
                              [world.rival.pk]}, format="json")  # fmt: skip
         tournament = api.post("/api/tournaments/", {"game": "belote", "bots": [world.bot.pk,
                               world.rival.pk], "rounds": 2}, format="json")  # fmt: skip
+        package = SimpleUploadedFile("bot.py", f"{FIRST_LEGAL}# 2\n".encode())
+        upload = api.post(f"/api/bots/{world.bot.pk}/versions/", {"file": package},
+                          format="multipart")  # fmt: skip
     assert challenge.status_code == 201, challenge.json()
     assert tournament.status_code == 201, tournament.json()
+    assert upload.status_code == 201, upload.json()
+    assert BotVersion.objects.get(pk=upload.json()["id"]).status == BotVersionStatus.PENDING
     waiting = Match.objects.filter(status=MatchStatus.QUEUED)
     match_ids = sorted(waiting.values_list("id", flat=True))
     assert match_ids and set(waiting.values_list("tournament", flat=True)) == {None}
@@ -211,11 +220,14 @@ def test_writes_that_committed_answer_success_and_are_sent_when_the_broker_retur
         later = timezone.now() + timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S + 1)
         assert matches_redispatch(now=later) == len(match_ids)
         assert tournaments_reschedule(older_than=timedelta(0)) == 1
+        assert botversions_redispatch(everything=True) == 1
         messages = sent(back, prefix)
     runs = sorted(args for task, args in messages if task == "arena.matches.run")
     assert runs == sorted(f"({pk},)" for pk in match_ids)  # each once
     schedules = [args for task, args in messages if task == "arena.tournaments.schedule"]
     assert schedules == [f"({tournament.json()['id']},)"]
+    validations = [args for task, args in messages if task == "arena.bots.validate"]
+    assert validations == [f"({upload.json()['id']},)"]
 
 
 # -- readiness --------------------------------------------------------------------------------

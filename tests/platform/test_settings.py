@@ -66,7 +66,7 @@ def test_production_environment() -> None:
         "False",
         "redis://redis:6379/1",
         "/data/media",
-        "RedisCache",
+        "FallbackRedisCache",  # arena.cache: serves from memory while Redis is away
     ]
 
 
