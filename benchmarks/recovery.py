@@ -96,6 +96,7 @@ import platform_throughput as bench  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402, TID251
 from django.core.management import call_command  # noqa: E402, TID251
 from django.db.models import Count  # noqa: E402, TID251
+from django.utils import timezone  # noqa: E402, TID251
 
 from arena.celery import QUEUES  # noqa: E402
 from matches.models import MatchStatus  # noqa: E402
@@ -186,6 +187,12 @@ def faulted(organiser: User, bot_ids: list[int], clean_s: float) -> float:
     faulted_s = time.monotonic() - started
     print(f"faulted: {tournament.matches.count()} matches in {faulted_s:.1f} s "
           f"({attempts(tournament)}); {'; '.join(events)}")  # fmt: skip
+    for match_id, queued_at in tournament.matches.filter(attempts__gt=1).values_list(
+        "id", "queued_at"
+    ):  # the killed worker's matches: re-queued by the reaper (unless re-sent since)
+        when = timezone.localtime(queued_at).replace(tzinfo=None)
+        since = (when - killed).total_seconds()
+        print(f"  match {match_id} queued again {since:.1f} s after the kill")
     for line in (HOME / "worker.log").read_text().splitlines():  # the reaper's findings
         if "sent again" in line and (when := datetime.strptime(line[1:24], LOG_TIME)) > killed:
             since = f"{(when - killed).total_seconds():.1f} s after the kill"
