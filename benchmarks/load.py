@@ -206,14 +206,15 @@ class Site:
 
 
 @contextmanager
-def gunicorn(env: Mapping[str, str]) -> Iterator[Site]:
+def gunicorn(env: Mapping[str, str], *, options: Sequence[str] = ()) -> Iterator[Site]:
     """The site under gunicorn on a free loopback port, once it answers, configured as
-    docker-compose's web service is (``arena.gunicorn_conf``)."""
+    docker-compose's web service is (``arena.gunicorn_conf``; ``options`` override it, for
+    comparisons only)."""
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix="arena-gunicorn-", suffix=".log", delete=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--config", "python:arena.gunicorn_conf",
-         "--bind", f"127.0.0.1:{port}"],
+         "--bind", f"127.0.0.1:{port}", *options],
         cwd=ROOT, stdout=log, stderr=log,
         env={**os.environ, **PRODUCTION, **env,
              "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])},

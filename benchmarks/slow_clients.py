@@ -4,7 +4,7 @@ one client requests a page in a loop; prints that client's latency (p50, p95, ma
 answers, for the site as docker-compose's web service runs it (gunicorn with
 ``arena.gunicorn_conf``) and as the quick start does (``manage.py runserver``).
 
-    .venv/bin/python benchmarks/slow_clients.py [--slow 50] [--seconds 20] [--path /api/games/]
+    .venv/bin/python -m benchmarks.slow_clients [--slow 50] [--seconds 20] [--path /api/games/]
 
 The site uses the database ``DATABASE_URL`` names (migrated first; the quick start's SQLite file
 by default). ``tests/platform/test_slow_clients.py`` runs :func:`measure` for a few seconds
