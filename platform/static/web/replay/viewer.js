@@ -22,7 +22,7 @@ const state = {
   timeline: null,
   index: 0,
   playing: false,
-  timer: null,
+  cancel: () => {}, // stops the scheduled step
 };
 
 function setUrl() {
@@ -54,17 +54,31 @@ function show(index) {
 function pause() {
   const was = state.playing;
   state.playing = false;
-  clearTimeout(state.timer);
+  state.cancel();
   playButton.textContent = "▶";
   playButton.setAttribute("aria-label", labels.play);
   if (was) show(state.index);
 }
 
+// "instant" plays as fast as the screen shows frames: several steps per frame, drawing the last
+const INSTANT_STEPS_PER_FRAME = 8;
+
 function tick() {
   if (!state.playing) return;
   if (state.index >= last()) { pause(); return; }
-  show(state.index + 1);
-  state.timer = setTimeout(tick, Number(speed.value));
+  const delay = Number(speed.value);
+  show(state.index + (delay === 0 ? INSTANT_STEPS_PER_FRAME : 1));
+  schedule(delay);
+}
+
+function schedule(delay) {
+  if (delay === 0) {
+    const frame = requestAnimationFrame(tick);
+    state.cancel = () => cancelAnimationFrame(frame);
+  } else {
+    const timer = setTimeout(tick, delay);
+    state.cancel = () => clearTimeout(timer);
+  }
 }
 
 function play() {
@@ -73,7 +87,7 @@ function play() {
   state.playing = true;
   playButton.textContent = "❚❚";
   playButton.setAttribute("aria-label", labels.pause);
-  state.timer = setTimeout(tick, Number(speed.value));
+  schedule(Number(speed.value));
 }
 
 function toggle() { if (state.playing) pause(); else play(); }
