@@ -132,6 +132,9 @@ def test_ladder_and_tournament_pages_use_a_fixed_number_of_queries(
     from tests.platform.factories import finished_match
 
     def ladder_queries() -> int:
+        # the first view after new results hands the figures' refresh to a worker (issue 35):
+        # count a view that serves the page alone
+        client.get("/ladder/barbu/")
         with CaptureQueriesContext(connection) as queries:
             assert client.get("/ladder/barbu/").status_code == 200
         return len(queries)
