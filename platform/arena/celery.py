@@ -102,19 +102,23 @@ BROKER_MARKER = "arena:broker-marker"
 REAPER_TURN = "arena:reaper-turn"
 
 
-def _broker_set_once(name: str, *, ttl_s: int | None = None) -> bool | None:
-    """``SET name NX`` in the broker (Redis), under the deployment's queue prefix: whether it
-    was set now; ``None`` if the broker is not Redis or cannot be reached."""
+def _redis_broker() -> str | None:
+    """The broker's URL if tasks go to a Redis broker (else ``None``: run in-process)."""
     url = str(app.conf.broker_url or "")
-    if app.conf.task_always_eager or not url.startswith(("redis://", "rediss://", "unix://")):
-        return None
-    key = str(app.conf.arena_queue_prefix) + name
+    redis_url = url.startswith(("redis://", "rediss://", "unix://"))
+    return url if redis_url and not app.conf.task_always_eager else None
+
+
+def _set_in_broker(url: str, name: str, *, ttl_s: int | None = None) -> bool:
+    """``SET name NX`` in the broker, under the deployment's queue prefix: whether it was set
+    now (False too if the broker cannot be reached)."""
     client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
     try:
+        key = str(app.conf.arena_queue_prefix) + name
         return bool(client.set(key, str(time.time()), nx=True, ex=ttl_s))
     except redis.RedisError as error:
         logging.getLogger(__name__).warning("the broker could not be reached: %s", error)
-        return None
+        return False
     finally:
         client.close()
 
@@ -122,17 +126,18 @@ def _broker_set_once(name: str, *, ttl_s: int | None = None) -> bool | None:
 def broker_restarted() -> bool:
     """Whether the broker lost its data since the last look (a Redis without persistence
     restarted empty: every queued message is gone): True once, when its marker key is missing
-    and set again; also the first time ever. False if the broker is not Redis or cannot be
-    reached (the next look will tell)."""
-    return bool(_broker_set_once(BROKER_MARKER))
+    and set again; also the first time ever. False while it cannot be reached (the next look
+    will tell) and without a Redis broker."""
+    url = _redis_broker()
+    return url is not None and _set_in_broker(url, BROKER_MARKER)
 
 
 def reaper_turn() -> bool:
     """Whether this process makes the reaper's pass now: no other process made one in the last
-    ``REAP_INTERVAL_S`` (a key in the broker that expires then). Without a Redis broker
-    (in-process tasks) always; with the broker away never (the pass could send nothing)."""
-    taken = _broker_set_once(REAPER_TURN, ttl_s=REAP_INTERVAL_S)
-    return taken if taken is not None else bool(app.conf.task_always_eager)
+    ``REAP_INTERVAL_S`` (a key in the broker that expires then). Always without a Redis broker;
+    never while it cannot be reached (the pass could send nothing)."""
+    url = _redis_broker()
+    return url is None or _set_in_broker(url, REAPER_TURN, ttl_s=REAP_INTERVAL_S)
 
 
 @signals.worker_init.connect
