@@ -13,7 +13,7 @@ and a refused connection nothing.
 from __future__ import annotations
 
 import logging
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
 from celery import Task
@@ -40,8 +40,16 @@ def send(task: Task[Any, Any], *args: Any, **options: Any) -> bool:
     return True
 
 
-def send_on_commit(task: Task[Any, Any], *args: Any, **options: Any) -> None:
-    """:func:`send` once the current transaction commits (at once outside one). ``robust``:
-    whatever else goes wrong while sending is logged, never raised into a request whose write
-    has committed."""
-    transaction.on_commit(partial(send, task, *args, **options), robust=True)
+def send_on_commit(
+    task: Task[Any, Any], *args: Any, unsent: Callable[[], object] | None = None, **options: Any
+) -> None:
+    """:func:`send` once the current transaction commits (at once outside one), then
+    ``unsent()`` if the broker would not take it (e.g. to make the row due for the reaper's
+    next re-send). ``robust``: whatever else goes wrong is logged, never raised into a request
+    whose write has committed."""
+
+    def send_now() -> None:
+        if not send(task, *args, **options) and unsent is not None:
+            unsent()
+
+    transaction.on_commit(send_now, robust=True)

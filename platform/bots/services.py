@@ -169,7 +169,11 @@ def _store_version(*, bot: Bot, checked: _Checked) -> BotVersion:
 def _enqueue_validation(version_id: int, *, countdown_s: int = 0) -> None:
     from bots.tasks import validate_version_task
 
-    send_on_commit(validate_version_task, version_id, countdown=countdown_s)
+    def resend_soon() -> None:  # due for the reaper's next re-send, not a period later
+        pending = BotVersion.objects.filter(pk=version_id, status=BotVersionStatus.PENDING)
+        pending.update(deadline=timezone.now())
+
+    send_on_commit(validate_version_task, version_id, countdown=countdown_s, unsent=resend_soon)
 
 
 def botversion_transition(

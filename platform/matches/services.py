@@ -119,10 +119,18 @@ def _enqueue(match_ids: Sequence[int]) -> None:
     rated = set(
         Match.objects.filter(pk__in=match_ids, ladder__isnull=False).values_list("id", flat=True)
     )
-    for match_id in match_ids:
+    for index, match_id in enumerate(match_ids):
         queue = queue_name("rated" if match_id in rated else "matches")
-        if not send(run_match_task, match_id, queue=queue):
-            break  # the broker is away: the rest stay queued for the reaper's re-send too
+        if not send(run_match_task, match_id, queue=queue):  # the broker is away
+            _resend_soon(match_ids[index:])
+            break
+
+
+def _resend_soon(match_ids: Sequence[int]) -> None:
+    """Matches whose run could not be sent: due for the reaper's next re-send (as if queued
+    ``ARENA_MATCH_REDISPATCH_S`` ago), not a whole period later."""
+    due = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_REDISPATCH_S)
+    Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(queued_at=due)
 
 
 def match_transition(

@@ -11,7 +11,10 @@ def heartbeat_send(*, queue: str | None = None) -> Heartbeat:
     ``queue`` overrides the task's route, e.g. to reach one particular worker.
     """
     heartbeat = Heartbeat.objects.create()
-    send_on_commit(ping, heartbeat.pk, **({} if queue is None else {"queue": queue}))
+    if queue is None:
+        send_on_commit(ping, heartbeat.pk)
+    else:
+        send_on_commit(ping, heartbeat.pk, queue=queue)
     return heartbeat
 
 
