@@ -1,5 +1,7 @@
-// Draws the board at a step: the table with every seat, the cards, the game's story, scores.
-// A pure function of (replay, timeline, step, labels) into a container.
+// Draws the board at a step: the table with every seat, the cards, the game's story, scores,
+// the result at the end of a game, and for a duplicate match the deal as every game played it.
+// A pure function of (replay, timeline, step, labels) into a container; it returns the empty
+// inspector box beside the table, which the viewer fills with the decision (inspector.js).
 import { cardElement, sortHand, suitSymbol } from "./cards.js";
 import { h, s } from "./dom.js";
 import { badugiValue, boardAt, endsGame, runningTotals } from "./model.js";
@@ -169,7 +171,8 @@ function traveller(replay, timeline, d, labels) {
         h("span", { class: "points", text: ` (${deal.scores[seat]})` })));
     }
     const step = timeline.deals.find((x) => x.g === g && x.d === d).step;
-    const link = h("a", { href: `?step=${step}`, "data-step": step, class: "jump", text: `${labels.deal} ${d + 1}, ${labels.game} ${g + 1}` });
+    const dealWord = replay.game === "badugi" ? labels.hand : labels.deal;
+    const link = h("a", { href: `?step=${step}`, "data-step": step, class: "jump", text: `${dealWord} ${d + 1}, ${labels.game} ${g + 1}` });
     row.append(h("td", { text: bidsText(replay, deal, labels) }), h("td", {}, link));
     body.append(row);
   });
