@@ -17,6 +17,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -444,7 +445,9 @@ def match_decision(request: HttpRequest, match_id: int) -> JsonResponse:
     log = seat_log_of_owner(match_id=match.pk, seat=decision.entrant, user_id=owner)
     if log is not None:  # the bot's owner: its stderr at this decision
         body["stderr"], body["stderr_note"] = _decision_stderr(log, decision, int(where["game"]))
-    return JsonResponse(body)
+    response = JsonResponse(body)
+    patch_cache_control(response, private=True)  # an owner's answer holds its stderr
+    return response
 
 
 def _decision_stderr(log: str, decision: Decision, game: int) -> tuple[str, str]:
