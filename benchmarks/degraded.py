@@ -11,7 +11,8 @@ process (Django's test ``Client``, no HTTP server):
 - pages and API reads (home, a ladder, a bot, a match, a tournament; the API's games, ladder,
   match and replay) as an anonymous visitor with the page cache on (its default, 5 s): p50,
   p95 and max over ``--repeat`` passes, and the first request, which finds the part away;
-- ``POST /api/challenges/`` (a write whose run task is sent after commit): its time per request;
+- ``POST /api/challenges/`` (a write whose run task is sent after commit): the first one's
+  time, which finds the broker away, and the later ones' median;
 - ``GET /api/health/ready/``: its time and status.
 
 It makes its own test database (``test_`` + ``DEGRADED_DATABASE_URL``'s name, default
@@ -49,6 +50,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 from django.test.utils import setup_databases, setup_test_environment, teardown_databases
 
+from arena import dispatch
 from arena.celery import app, queue_config
 
 REFUSED = "redis://127.0.0.1:1/0"
@@ -95,6 +97,7 @@ def broker_at(url: str) -> Iterator[None]:
     app.conf.update(broker_url=url, task_always_eager=False, **queue_config(prefix))
     app._pool = None  # type: ignore[attr-defined]  # Celery's pools were made for the old URL
     app.amqp._producer_pool = None  # type: ignore[attr-defined]
+    dispatch._held_until = 0.0  # each state starts afresh: its first write tries the broker
     try:
         yield
     finally:
@@ -188,12 +191,12 @@ def main() -> None:
                 quantiles = statistics.quantiles(rest, n=20)
                 rows.append((
                     state, ms(first), ms(statistics.median(rest)), ms(quantiles[18]),
-                    ms(max(rest)), ms(statistics.median(writes)), ms(max(writes)),
+                    ms(max(rest)), ms(writes[0]), ms(statistics.median(writes[1:])),
                     f"{ready.status_code} {ready.json()['status']} in {ms(ready_s)}",
                 ))  # fmt: skip
         print(f"{len(urls)} URLs x {args.repeat} passes; cache and broker in the same state")
-        header = ("cache+broker", "first read", "reads p50", "p95", "max", "challenge p50",
-                  "max", "readiness")  # fmt: skip
+        header = ("cache+broker", "first read", "reads p50", "p95", "max", "first challenge",
+                  "later p50", "readiness")  # fmt: skip
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in rows:

@@ -196,6 +196,9 @@ if _cache_url:
 # The readiness check (/api/health/ready/) waits this long for each of the database, the broker
 # and the cache (probed at once), then reports the silent ones as timed out.
 ARENA_HEALTH_TIMEOUT_S = read_int(env, "ARENA_HEALTH_TIMEOUT_S", default=2, minimum=1)
+# After the broker failed to take a message, this process sends nothing for this long (arena.
+# dispatch): a broker that hangs costs one request its timeouts, not every request.
+ARENA_BROKER_RETRY_S = read_int(env, "ARENA_BROKER_RETRY_S", default=5, minimum=1)
 
 # -- Card Arena ------------------------------------------------------------------------------
 # Bot packages and replays live in the database, so a worker needs only the database and the

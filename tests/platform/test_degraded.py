@@ -29,6 +29,7 @@ from django.db import connections
 from django.test import Client
 from pytest_django import Settings
 
+from arena import dispatch
 from arena.cache import FallbackRedisCache
 from arena.celery import QUEUES, app, queue_config
 from bots.models import BotVersion, BotVersionStatus
@@ -81,13 +82,19 @@ def cache_away(settings: Settings) -> FallbackRedisCache:
 
 
 @contextmanager
-def broker_at(url: str) -> Iterator[str]:
-    """This process sends its tasks through the broker at ``url`` (not inline), to queues named
-    with a prefix of its own; the prefix. Celery keeps the connection pools it made for the
-    first URL: they are dropped, as Celery itself does after a fork."""
+def broker_at(url: str, **transport: float) -> Iterator[str]:
+    """This process sends its tasks through the broker at ``url`` (not inline; ``transport``
+    options override the broker's, e.g. its ``socket_timeout``), to queues named with a prefix
+    of its own; the prefix. Celery keeps the connection pools it made for the first URL: they
+    are dropped, as Celery itself does after a fork; and so is ``arena.dispatch``'s hold after
+    a failure (as if ``ARENA_BROKER_RETRY_S`` had passed)."""
     prefix = f"degraded-{uuid.uuid4().hex[:10]}-"
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", *queue_config())}
-    app.conf.update(broker_url=url, task_always_eager=False, **queue_config(prefix))
+    keys = ("broker_url", "task_always_eager", "broker_transport_options", *queue_config())
+    saved = {key: app.conf[key] for key in keys}
+    app.conf.update(
+        broker_url=url, task_always_eager=False, **queue_config(prefix),
+        broker_transport_options=saved["broker_transport_options"] | transport,
+    )  # fmt: skip
     forget_connections()
     try:
         yield prefix
@@ -99,6 +106,7 @@ def broker_at(url: str) -> Iterator[str]:
 def forget_connections() -> None:
     app._pool = None  # type: ignore[attr-defined]
     app.amqp._producer_pool = None  # type: ignore[attr-defined]
+    dispatch._held_until = 0.0
 
 
 def sent(url: str, prefix: str) -> list[tuple[str, str]]:
@@ -212,7 +220,7 @@ def test_writes_that_committed_answer_success_and_are_sent_when_the_broker_retur
     match_ids = sorted(waiting.values_list("id", flat=True))
     assert match_ids and set(waiting.values_list("tournament", flat=True)) == {None}
     assert Tournament.objects.get(pk=tournament.json()["id"]).scheduled_at is None
-    assert any("not sent: the broker is unreachable" in r.getMessage() for r in caplog.records)
+    assert any("not sent (the broker is unreachable" in r.getMessage() for r in caplog.records)
 
     back = own_redis_db()
     with broker_at(back) as prefix:  # the reaper's next pass, once the broker is back
@@ -227,6 +235,22 @@ def test_writes_that_committed_answer_success_and_are_sent_when_the_broker_retur
     assert schedules == [f"({tournament.json()['id']},)"]
     validations = [args for task, args in messages if task == "arena.bots.validate"]
     assert validations == [f"({upload.json()['id']},)"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hung_broker_costs_one_request_its_timeouts_not_every_request(
+    world: World, settings: Settings, silent_server: SilentServer
+) -> None:
+    settings.ARENA_EXECUTION = "celery"
+    api = world.client("owner")
+    body = {"bot": world.bot.pk, "opponents": [world.rival.pk]}
+    with broker_at(silent_server.url, socket_timeout=0.5, socket_connect_timeout=0.5):
+        first = api.post("/api/challenges/", body, format="json")
+        tried = len(silent_server.accepted)
+        later = [api.post("/api/challenges/", body, format="json") for _ in range(3)]
+        assert tried >= 1 and len(silent_server.accepted) == tried  # not tried again
+    assert [r.status_code for r in [first, *later]] == [201] * 4
+    assert Match.objects.filter(status=MatchStatus.QUEUED).count() == 4
 
 
 # -- readiness --------------------------------------------------------------------------------
@@ -267,36 +291,45 @@ def test_readiness_fails_without_the_database(monkeypatch: pytest.MonkeyPatch) -
     assert Client().get("/api/health/live/").status_code == 200  # liveness asks nothing
 
 
-@pytest.fixture
-def silent_server() -> Iterator[str]:
-    """A loopback server that accepts connections and never answers; its redis:// URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    held: list[socket.socket] = []
+class SilentServer:
+    """A loopback server that accepts connections and never answers (a hung host)."""
 
-    def accept() -> None:
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.url = f"redis://127.0.0.1:{self.listener.getsockname()[1]}/0"
+        self.accepted: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
         while True:
             try:
-                held.append(listener.accept()[0])
+                self.accepted.append(self.listener.accept()[0])
             except OSError:
                 return
 
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
-    finally:
-        listener.close()
-        for connection in held:
+    def close(self) -> None:
+        self.listener.close()
+        for connection in self.accepted:
             connection.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    server = SilentServer()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.mark.django_db
 def test_a_part_that_never_answers_is_reported_timed_out(
-    settings: Settings, silent_server: str
+    settings: Settings, silent_server: SilentServer
 ) -> None:
     settings.ARENA_HEALTH_TIMEOUT_S = 1
-    settings.CACHES = redis_cache(silent_server, timeout_s=30)
+    settings.CACHES = redis_cache(silent_server.url, timeout_s=30)
     body = Client().get("/api/health/ready/").json()
     assert body["status"] == "degraded"
     assert body["cache"] == {"ok": False, "detail": "no answer within 1 s"}
