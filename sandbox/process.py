@@ -63,12 +63,16 @@ class RingBuffer:
             del self._data[: len(self._data) - self.capacity]
 
     def mark(self, position: int, label: bytes) -> bool:
-        """Insert ``label`` where the stream stood at ``position`` (an earlier ``total``), if
-        those bytes are still kept; whether it was."""
+        """Insert the line ``label`` where the stream stood at ``position`` (an earlier
+        ``total``), if those bytes are still kept, after a newline if a line was left open
+        there; whether it was."""
         back = self.total - position
         if back < 0 or back > len(self._data):
             return False
-        self._data[len(self._data) - back : len(self._data) - back] = label
+        at = len(self._data) - back
+        if at > 0 and self._data[at - 1] != ord("\n"):
+            label = b"\n" + label
+        self._data[at:at] = label
         self.total += len(label)
         return True
 

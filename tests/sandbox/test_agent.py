@@ -107,7 +107,8 @@ def test_stderr_log_heads_each_acts_lines_with_its_id(
 sys.stderr.write("starting\\n")
 def act(m):
     if m["id"] != 2:
-        sys.stderr.write(f"thinking about {m['id']}\\n")
+        sys.stderr.write(f"thinking about {m['id']}")  # a line left open: the header starts anew
+        sys.stderr.flush()
     return m["legal"][0]
 serve(act)
 """
@@ -119,7 +120,7 @@ serve(act)
         log = bot.stderr_log
     assert log == (
         "--- game 1 ---\nstarting\n--- act 1 ---\nthinking about 1\n"
-        "--- act 3 ---\nthinking about 3\n"
+        "--- act 3 ---\nthinking about 3"
     )
 
 
