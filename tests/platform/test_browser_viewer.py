@@ -452,3 +452,19 @@ def test_a_queued_match_page_follows_the_match_and_shows_the_replay_once_over(
     record_played(match)
     expect(page.locator("#board .seat")).to_have_count(4, timeout=20_000)  # reloaded by htmx
     expect(page.locator("#match-result")).to_be_visible()
+
+
+def test_bot_pages_mark_rated_and_unrated_matches(client: Client, held_matches: list[int]) -> None:
+    rated = played_match("barbu")
+    bot = rated.seats.get(seat=0).bot
+    others = [active_bot("barbu") for _ in range(3)]
+    tournament = tournament_create(created_by=UserFactory(), name="Own", game="barbu",
+                                   bot_ids=[bot.pk, *(b.pk for b in others)])  # fmt: skip
+    unrated = record_played(tournament.matches.get())
+    assert not unrated.rated and rated.rated
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    rows = {
+        m: page.split(f'href="/matches/{m}/"', 1)[1].split("</td>", 1)[0]
+        for m in (rated.pk, unrated.pk)
+    }
+    assert ">Rated<" in rows[rated.pk] and ">Unrated<" in rows[unrated.pk]
