@@ -119,7 +119,7 @@ def test_redis_stopped_for_ten_seconds_mid_tournament(
 
     last_reap = 0.0
 
-    def reaped_and_done() -> bool:  # what beat does every 15 s, every 2 s here
+    def reaped_and_done() -> bool:  # beat's reaper task (the worker's thread may take the turn)
         nonlocal last_reap
         if time.monotonic() - last_reap > 2:
             send("arena.matches.reap")
