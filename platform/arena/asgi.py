@@ -6,8 +6,8 @@ socket, never a thread. gunicorn's own threads read requests themselves, and thr
 sending a header byte every 2 s stalled the site.
 
 Why not Django's ASGI handler: it runs every request in a new thread, whose database connection
-is never used again, and hops between threads around each middleware; it cost 8.2 ms of CPU per
-request where this costs 5.8 ms and gunicorn's threads 5.0 ms (docs/reliability.md, "Slow
+is never used again, and hops between threads around each middleware; it cost 64 % more CPU per
+request than gunicorn's threads, where this costs 10 % more (docs/reliability.md, "Slow
 clients"). Here each thread keeps its connection (``ARENA_DB_CONN_MAX_AGE``).
 """
 
