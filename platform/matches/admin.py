@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from matches.models import Match, MatchSeat
+from matches.models import Match, MatchSeat, WorkerHeartbeat
 from matches.services import match_requeue
 
 
@@ -41,3 +41,16 @@ class MatchAdmin(admin.ModelAdmin[Match]):
                 request, f"{skipped} skipped: only errored or cancelled matches can be re-queued",
                 messages.WARNING,
             )  # fmt: skip
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin[WorkerHeartbeat]):
+    """The workers that beat lately (the reaper forgets one a day after it went silent, or as
+    soon as it dealt with it as lost); read-only."""
+
+    list_display = ["name", "started_at", "beat_at"]
+    ordering = ["-beat_at"]
+    readonly_fields = ["name", "started_at", "beat_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -14,6 +14,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.db.models.functions import Now
+from django.test import Client
 from django.utils import timezone
 
 import bots.services
@@ -197,3 +198,10 @@ def test_the_heartbeat_thread_names_the_worker_and_beats(monkeypatch: pytest.Mon
     assert started.wait(10)
     assert name.startswith("celery@host ") and heartbeats.worker_name("celery@host") == name
     assert heartbeats.heartbeat_start(hostname="celery@host") != name  # a restart: another
+
+
+def test_operators_see_the_workers_heartbeats(admin_client: Client) -> None:
+    worker_beat(name="celery@host 1a2b3c4d")
+    response = admin_client.get("/admin/matches/workerheartbeat/")
+    assert response.status_code == 200 and b"celery@host 1a2b3c4d" in response.content
+    assert admin_client.get("/admin/matches/workerheartbeat/add/").status_code == 403
