@@ -4,8 +4,8 @@ match's or a validation's) whose worker stopped beating as lost.
 A claim's lease (``MATCH_LEASE``: the task's hard time limit and a minute) stays the backstop;
 the heartbeat is what brings a killed worker's match back within a minute with the defaults: a
 beat every ``ARENA_WORKER_HEARTBEAT_S`` (10 s), lost after ``ARENA_WORKER_LOST_S`` (30 s) of
-silence, found by the reaper that beat sends every ``ARENA_REAP_INTERVAL_S`` (15 s): at most
-45 s after the kill.
+silence, found by the reaper's next pass (every ``ARENA_REAP_INTERVAL_S``, 15 s;
+``matches.reaper``): at most 45 s after the kill.
 
 A slow but alive worker keeps its claims. The beat runs in a thread of its own, started before
 the pool forks (under the prefork pool it lives in the pool's parent, which runs no task), so a
