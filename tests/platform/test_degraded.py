@@ -212,13 +212,17 @@ def test_writes_that_committed_answer_success_and_are_sent_when_the_broker_retur
         package = SimpleUploadedFile("bot.py", f"{FIRST_LEGAL}# 2\n".encode())
         upload = api.post(f"/api/bots/{world.bot.pk}/versions/", {"file": package},
                           format="multipart")  # fmt: skip
+        page = Client()
+        page.force_login(world.users["owner"])
+        form = page.post(f"/bots/{world.bot.pk}/challenge/", {"opponents": [world.rival.pk]})
     assert challenge.status_code == 201, challenge.json()
     assert tournament.status_code == 201, tournament.json()
     assert upload.status_code == 201, upload.json()
+    assert form.status_code == 302 and form["Location"].startswith("/matches/")  # its page
     assert BotVersion.objects.get(pk=upload.json()["id"]).status == BotVersionStatus.PENDING
     waiting = Match.objects.filter(status=MatchStatus.QUEUED)
     match_ids = sorted(waiting.values_list("id", flat=True))
-    assert match_ids and set(waiting.values_list("tournament", flat=True)) == {None}
+    assert len(match_ids) == 2 and set(waiting.values_list("tournament", flat=True)) == {None}
     assert Tournament.objects.get(pk=tournament.json()["id"]).scheduled_at is None
     assert any("not sent (the broker is unreachable" in r.getMessage() for r in caplog.records)
 
