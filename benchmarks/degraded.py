@@ -15,6 +15,13 @@ process (Django's test ``Client``, no HTTP server):
   time, which finds the broker away, and the later ones' median;
 - ``GET /api/health/ready/``: its time and status.
 
+Then the issue's scenario over HTTP (``--outage``, default 8 s): the site under gunicorn as
+docker-compose runs it (``arena.gunicorn_conf``, ``DEBUG=0``) with one Redis, a private
+``redis-server`` on a free loopback port, as both its cache and its broker; four clients read
+the pages above in a loop and one posts a challenge every second; Redis is stopped for the
+outage and started again empty. It prints, before, during and after the outage, the answers
+by status, the reads' p95 and the readiness status seen.
+
 It makes its own test database (``test_`` + ``DEGRADED_DATABASE_URL``'s name, default
 ``postgres://postgres@127.0.0.1:5432/arena_degraded``) and drops it at the end.
 """
@@ -22,14 +29,19 @@ It makes its own test database (``test_`` + ``DEGRADED_DATABASE_URL``'s name, de
 from __future__ import annotations
 
 import argparse
+import http.client
+import itertools
+import json
 import os
 import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -52,6 +64,7 @@ from django.test.utils import setup_databases, setup_test_environment, teardown_
 
 from arena import dispatch
 from arena.celery import app, queue_config
+from benchmarks.load import _request, free_port, gunicorn
 
 REFUSED = "redis://127.0.0.1:1/0"
 
@@ -162,9 +175,115 @@ def pages(urls: list[str], repeat: int) -> tuple[float, list[float]]:
     return times[0], times[1:]
 
 
+@contextmanager
+def private_redis() -> Iterator[Callable[[bool], str]]:
+    """A redis-server without persistence on a free loopback port; yields ``run(on)``, which
+    starts (``on``) or stops it and returns its URL."""
+    import redis
+
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}"
+    process: list[subprocess.Popen[bytes]] = []
+
+    def run(on: bool) -> str:
+        if not on:
+            process.pop().terminate()
+            return url
+        process.append(subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))  # fmt: skip
+        for _ in range(100):
+            try:
+                redis.Redis.from_url(url, socket_connect_timeout=0.5).ping()
+                return url
+            except redis.RedisError:
+                time.sleep(0.1)
+        raise RuntimeError("redis-server did not start")
+
+    try:
+        yield run
+    finally:
+        for running in process:
+            running.terminate()
+
+
+def outage(seconds: float, urls: list[str], token: str, challenge: dict[str, Any]) -> None:
+    """The issue's scenario over HTTP (see the module's docstring)."""
+    from django.db import connection
+
+    from tests.platform.workers import database_url
+
+    phases = {"before": 4.0, "during": seconds, "after": 6.0}
+    answers: dict[str, Counter[str]] = defaultdict(Counter)
+    reads: dict[str, list[float]] = defaultdict(list)
+    readiness: dict[str, Counter[str]] = defaultdict(Counter)
+    phase = ["before"]
+    stop = threading.Event()
+
+    def reader(offset: int) -> None:
+        for url in itertools.islice(itertools.cycle(urls), offset, None):
+            if stop.is_set():
+                return
+            now = phase[0]
+            status, took = _request("127.0.0.1", port, "GET", url)
+            answers[now][f"read {status}"] += 1
+            reads[now].append(took)
+
+    def writer() -> None:
+        body = json.dumps(challenge).encode()
+        headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+        while not stop.wait(1.0):
+            now = phase[0]
+            status = _request("127.0.0.1", port, "POST", "/api/challenges/", body, headers)[0]
+            answers[now][f"challenge {status}"] += 1
+
+    def prober() -> None:
+        while not stop.wait(0.5):
+            now = phase[0]
+            connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection_.request("GET", "/api/health/ready/")
+            response = connection_.getresponse()
+            readiness[now][f"{response.status} {json.loads(response.read())['status']}"] += 1
+            connection_.close()
+
+    with private_redis() as redis_server:
+        url = redis_server(True)
+        env = {"DATABASE_URL": database_url(connection.settings_dict), "ARENA_EXECUTION": "celery",
+               "CELERY_BROKER_URL": f"{url}/0", "ARENA_CACHE_URL": f"{url}/1",
+               "ARENA_QUEUE_PREFIX": "bench-outage-"}  # fmt: skip
+        with gunicorn(env) as site:
+            port = int(site.url.rsplit(":", 1)[1])
+            threads = [threading.Thread(target=reader, args=(i,)) for i in range(4)]
+            threads += [threading.Thread(target=writer), threading.Thread(target=prober)]
+            for thread in threads:
+                thread.start()
+            try:
+                for name, length in phases.items():
+                    phase[0] = name
+                    if name == "during":
+                        redis_server(False)
+                    elif name == "after":
+                        redis_server(True)  # empty: no persistence
+                    time.sleep(length)
+            finally:
+                stop.set()
+                for thread in threads:
+                    thread.join()
+    print(f"\nRedis (cache and broker) stopped for {seconds:g} s under gunicorn, DEBUG=0:")
+    print("| phase | answers | reads p95 | readiness |")
+    print("|---|---|---|---|")
+    for name, length in phases.items():
+        counted = ", ".join(f"{key}: {n}" for key, n in sorted(answers[name].items()))
+        ready = ", ".join(f"{key}: {n}" for key, n in sorted(readiness[name].items()))
+        p95 = statistics.quantiles(reads[name], n=20)[18] if len(reads[name]) > 1 else 0.0
+        print(f"| {name} ({length:g} s) | {counted} | {ms(p95)} | {ready} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--outage", type=float, default=8.0, help="seconds Redis is stopped")
     args = parser.parse_args()
     setup_test_environment()
     old = setup_databases(verbosity=0, interactive=False)
@@ -201,6 +320,7 @@ def main() -> None:
         print("|" + "---|" * len(header))
         for row in rows:
             print("| " + " | ".join(row) + " |")
+        outage(args.outage, urls, token, challenge)
     finally:
         teardown_databases(old, verbosity=0)
 
