@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -148,6 +149,7 @@ def test_the_client_address_replaces_whatever_the_client_said(proxy: Proxy) -> N
     assert headers["X-Forwarded-For"] == "127.0.0.1"  # overwritten, not appended to
     assert headers["X-Forwarded-Proto"] == "http"
     assert headers["Host"] == "a.org:8000"  # with its port: Django's CSRF check compares it
+    assert re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-ID"])  # the site keeps nginx's id
 
 
 def test_a_body_over_the_largest_upload_is_refused_before_it_is_sent(proxy: Proxy) -> None:
