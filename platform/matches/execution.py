@@ -17,6 +17,7 @@ from django.conf import settings
 import engine
 from matches import formats
 from matches.package_cache import CorruptPackage, package_path
+from matches.progress import MatchProgress, ProgressAgent
 from sandbox import (
     DEFAULT_LIMITS,
     BotPackage,
@@ -60,6 +61,7 @@ def play(
     duplicate: bool,
     seats: Sequence[SeatBot | None],
     limits: Limits = DEFAULT_LIMITS,
+    progress: MatchProgress | None = None,
 ) -> Played:
     rules = formats.load(game, params)
     packages: dict[str, BotPackage] = {}
@@ -76,7 +78,8 @@ def play(
                 trusted = settings.ARENA_TRUSTED_BOTS
                 agents.append(SandboxedAgent(packages[seat.sha256], limits, trusted=trusted))
         names = [s.name if s else "house heuristic" for s in seats]
-        result = engine.run_match(rules, None, agents, seed, duplicate=duplicate, entrants=names)
+        playing = agents if progress is None else [ProgressAgent(a, progress) for a in agents]
+        result = engine.run_match(rules, None, playing, seed, duplicate=duplicate, entrants=names)
         logs = [a.stderr_log if isinstance(a, SandboxedAgent) else "" for a in agents]
     except (engine.MatchAborted, SandboxUnavailable, CorruptPackage, BotPackageError) as err:
         cause = err.__cause__

@@ -43,6 +43,7 @@ from matches.execution import (
 )
 from matches.heartbeats import workers_lost
 from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
+from matches.progress import MatchProgress
 from matches.seeds import new_seed
 
 #: a claim outlives the task's hard time limit, after which the worker process is gone anyway;
@@ -173,6 +174,7 @@ def match_run(*, match_id: int, worker: str) -> bool:
         played = play(
             game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
             seats=[SeatBot(str(s.bot_version), *s.bot_version.run_package) for s in seats],
+            progress=MatchProgress(match_id),  # its page follows the counts while it runs
         )  # fmt: skip
     except SoftTimeLimitExceeded:  # the platform's limit, not a bot's fault: another attempt
         reason = "it ran past the task's time limit"

@@ -33,9 +33,11 @@ from bots import starters
 from bots.models import Bot, BotVersion, BotVersionStatus, ValidationReplay
 from bots.selectors import bot_with_versions, botversion_recent_match_logs, playable_bots
 from bots.services import bot_create_with_version, botversion_create
+from matches import formats
 from matches.challenges import challenge_create
 from matches.decisions import Decision, act_stderr, decision_at
 from matches.models import UNFINISHED, Match, MatchStatus
+from matches.progress import match_progress
 from matches.selectors import (
     bot_record,
     match_board_result,
@@ -419,8 +421,20 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         context["seat_query"] = "" if seat is None else f"?seat={seat}"
         context["labels"] = viewer_labels()
     else:
-        context["over"] = match.status not in UNFINISHED
+        context.update(_live_context(match))
     return render(request, "web/match.html", context)
+
+
+def _live_context(match: Match) -> dict[str, Any]:
+    """What a queued or running match's page shows: its status and, while it runs, its public
+    progress (the game of the set and the decisions made: ``matches.progress``)."""
+    rules = formats.load(match.game, match.params)
+    return {
+        "match": match, "over": match.status not in UNFINISHED,
+        "progress": match_progress(match_id=match.pk) if match.status == MatchStatus.RUNNING
+        else None,
+        "games": len(rules.duplicate_rotations()) if match.duplicate else 1,
+    }  # fmt: skip
 
 
 def match_decision(request: HttpRequest, match_id: int) -> JsonResponse:
@@ -469,12 +483,12 @@ def _no_decision() -> JsonResponse:
 
 def match_live(request: HttpRequest, match_id: int) -> HttpResponse:
     """The running match's status box, polled by htmx; once the match is over, htmx reloads the
-    page (``HX-Refresh``) so its replay appears. Only the status: nothing of the deals is stored
-    before the match ends, and nothing hidden would be shown if it were."""
+    page (``HX-Refresh``) so its replay appears. Only the status and the counts of
+    ``matches.progress``: nothing of the deals is stored before the match ends."""
     match = _match_or_404(match_id)
-    over = match.status not in UNFINISHED
-    response = render(request, "web/_match_live.html", {"match": match, "over": over})
-    if over and request.headers.get("HX-Request"):
+    context = _live_context(match)
+    response = render(request, "web/_match_live.html", context)
+    if context["over"] and request.headers.get("HX-Request"):
         response["HX-Refresh"] = "true"
     return response
 

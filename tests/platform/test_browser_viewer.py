@@ -17,7 +17,9 @@ from playwright.sync_api import Browser, Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from matches.models import Match
+from matches.progress import MatchProgress
 from matches.selectors import match_replay
+from matches.services import match_claim
 from tests.platform.factories import UserFactory, active_bot
 from tests.platform.test_browser import (  # noqa: F401  # browser: the fixture
     CHROMIUM_ARGS,
@@ -468,3 +470,26 @@ def test_bot_pages_mark_rated_and_unrated_matches(client: Client, held_matches: 
         for m in (rated.pk, unrated.pk)
     }
     assert ">Rated<" in rows[rated.pk] and ">Unrated<" in rows[unrated.pk]
+
+
+def test_a_running_match_page_shows_its_public_progress_without_a_reload(
+    page: Page, held_matches: list[int]
+) -> None:
+    versions = [active_bot("belote").current_version for _ in range(2)]
+    match = new_match("belote", [v for v in versions if v], {"target": 300})
+    assert match_claim(match_id=match.pk, worker="test") is not None
+    counts = MatchProgress(match.pk)
+    counts.game_started(1)
+    counts.decisions = 11
+    counts.game_started(1)  # written
+    page.goto(f"/matches/{match.pk}/")
+    expect(page.locator("#live-text")).to_contain_text("being played now")
+    expect(page.locator("#live-progress")).to_have_text("Game 1 of 2, 11 decisions so far.")
+    page.evaluate("window.notReloaded = true")
+    counts.decisions = 250
+    counts.game_started(2)
+    expect(page.locator("#live-progress")).to_have_text(
+        "Game 2 of 2, 250 decisions so far.", timeout=20_000
+    )
+    assert page.evaluate("window.notReloaded") is True
+    assert page.locator("#board").count() == 0  # nothing of the deals until it is over
