@@ -10,7 +10,8 @@ Needs PostgreSQL and Redis on loopback. It DROPS and recreates the database name
 ``LOAD_DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/arena_load``) and uses
 the Redis database ``LOAD_REDIS_URL`` names (default 14) with queues of its own. Prints
 requests, errors and 5xx, p50/p95/p99 latency per page, and the tournament's matches per minute
-without load and under load.
+without load (a first tournament alone, before; the loaded one for as long again once the load
+stopped, after) and under load.
 
 ``tests/platform/test_load.py`` runs :func:`run_load` for a few seconds against the test
 database (zero errors, zero 5xx; latency is never asserted).
@@ -467,14 +468,25 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
             for line in report.errors[:10]:
                 print("  ", line)
             print_cpu(used, window)
-        quiet_rate = matches_per_minute(quiet)
         # the matches recorded while the load ran, up to the last of them
         last = in_window.aggregate(last=Max("finished_at"))["last"]
         loaded_rate = in_window.count() / ((last - window_start).total_seconds() / 60)
+        # the same tournament for as long again once the load stopped: on a machine shared with
+        # other work, a change of that work between the two measurements shows as a difference
+        # between the rate alone before and after
+        after_start = timezone.now()
+        time.sleep(args.seconds)
+        after = loaded.matches.filter(finished_at__gte=after_start)
+        after_last = after.aggregate(last=Max("finished_at"))["last"]
         if not loaded.matches.exclude(status="finished").exists():
-            print("note: the tournament ended before the load did (more --rounds lasts longer)")
-        print(f"matches per minute: {quiet_rate:.1f} without load, {loaded_rate:.1f} under load "
-              f"({100 * (loaded_rate / quiet_rate - 1):+.0f} %)")  # fmt: skip
+            print("note: the tournament ended too soon (more --rounds lasts longer)")
+        rates = {"alone before the load": matches_per_minute(quiet)}
+        if after_last is not None:
+            minutes = (after_last - after_start).total_seconds() / 60
+            rates["alone after the load"] = after.count() / minutes
+        for label, rate in rates.items():
+            print(f"matches per minute: {rate:.1f} {label}, {loaded_rate:.1f} under load "
+                  f"({100 * (loaded_rate / rate - 1):+.0f} %)")  # fmt: skip
     finally:
         for worker in workers:
             worker.terminate()
