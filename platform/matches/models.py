@@ -115,6 +115,9 @@ class Match(models.Model):
             models.Index(fields=["status", "deadline"], name="match_status_deadline"),
             models.Index(fields=["ladder", "status", "rated_at"], name="match_unrated"),
             models.Index(fields=["requested_by", "queued_at"], name="match_requested"),
+            # a ladder's latest finished match, which stamps its cached figures (every ladder,
+            # bot and home page asks): without it, a scan of the game's matches (0.5 s at 300k)
+            models.Index(fields=["ladder", "status", "id"], name="match_ladder_latest"),
         ]
 
     def __str__(self) -> str:

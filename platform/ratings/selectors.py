@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import time
 import zlib
 from collections import defaultdict
@@ -17,17 +16,16 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
-from kombu.exceptions import OperationalError as KombuOperationalError
 
 import engine
+from arena.dispatch import send
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.results import Order, SeatResult, board_orders, bot_results, ranks_of
 from ratings import fairness, strength
-from ratings.models import Rating, RatingChange
+from ratings.models import Ladder, Rating, RatingChange
 
 _T = TypeVar("_T")
-log = logging.getLogger(__name__)
 #: a computation of cached ratings figures: how long its lock lasts at most (a process that
 #: dies while computing releases it then), how long another request waits for its result, and
 #: how often it looks
@@ -306,8 +304,14 @@ def figures_refresh(*, kind: str, game: str) -> None:
 
 
 def _latest_ladder_match(game: str) -> int | None:
+    """The id of the game's latest finished ladder match: the ladder's id first, so that the
+    maximum is one step down the index ``match_ladder_latest`` whatever the number of matches
+    (joined to the ladder by game, PostgreSQL read every match of the game)."""
+    ladder = Ladder.objects.filter(game=game).values_list("pk", flat=True).first()
+    if ladder is None:
+        return None
     latest: int | None = Match.objects.filter(
-        ladder__game=game, status=MatchStatus.FINISHED
+        ladder_id=ladder, status=MatchStatus.FINISHED
     ).aggregate(latest=Max("id"))["latest"]
     return latest
 
@@ -327,12 +331,7 @@ def _per_result(kind: str, game: str, compute: Callable[[], _T]) -> _T:
     def refresh() -> bool:
         from ratings.tasks import refresh_figures_task  # tasks import selectors: import late
 
-        try:
-            refresh_figures_task.delay(kind, game)
-        except KombuOperationalError:
-            log.warning("could not queue the %s of %s: broker unreachable", kind, game)
-            return False
-        return True
+        return send(refresh_figures_task, kind, game)
 
     return _cached(
         f"{kind}:{game}", compute, stamp=_latest_ladder_match(game),
