@@ -96,9 +96,12 @@ def test_a_bots_own_threads_waiting_for_the_cpu_earn_nothing(group: cgroups.BotG
         waited = group.cpu_wait_seconds()
     finally:
         stop(*procs)
-    assert waited is not None and waited > 0
+    # its processes waited for each other nearly all the time (two of three are always
+    # runnable and off the CPU), yet none of that comes back: the charge is at least the CPU
+    # it used. (Not "at least half the wall time": on a loaded machine the host's processes
+    # share CPU 0 too, and that part of the wait is rightly left out.)
+    assert waited is not None and waited >= 0.5 * wall
     assert charged >= cpu - 0.02
-    assert charged >= 0.5 * wall  # one CPU, kept busy by the bot itself
 
 
 def test_bots_are_told_the_clock_in_hello(
