@@ -90,12 +90,15 @@ _HEADER = re.compile(r"^--- (game|act) (\d+) ---$", re.MULTILINE)
 class ActLog:
     text: str  # what the bot wrote to stderr during the act ("" for nothing)
     dropped: bool  # earlier output of that game was dropped: the act's lines may be among it
+    unmarked: bool = False  # the log has lines but marks no act (kept before the marks existed)
 
 
 def act_stderr(log: str, *, game: int, act: int) -> ActLog:
     """The lines a seat's ``log`` holds for act ``act`` of game ``game`` (0-based, as in the
     replay): from its header to the next header."""
     headers = list(_HEADER.finditer(log))
+    if log.strip() and not any(m[1] == "act" for m in headers):
+        return ActLog("", dropped=_dropped(log), unmarked=True)
     start = next((i for i, m in enumerate(headers) if m.group(1, 2) == ("game", str(game + 1))),
                  None)  # fmt: skip
     if start is None:  # the whole game's lines are gone, or it wrote nothing at all

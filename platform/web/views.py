@@ -469,6 +469,10 @@ def _decision_stderr(log: str, decision: Decision, game: int) -> tuple[str, str]
     if decision.act is None:
         return "", _("After its fault the engine's fallback played for the bot: no stderr.")
     found = act_stderr(log, game=game, act=decision.act)
+    if found.unmarked:
+        return "", _("This bot's log marks no decision's lines (it wrote only outside its acts, "
+                     "or the log was kept before the marks existed): its logs page shows it "
+                     "whole.")  # fmt: skip
     if found.dropped and not found.text:
         kept = {"kib": DEFAULT_LIMITS.max_stderr_bytes // 1024}
         return "", _("Nothing kept for this decision: only the last %(kib)d KiB of a match's "

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from arena.errors import ApplicationError
-from matches.decisions import act_stderr, decision_at
+from matches.decisions import ActLog, act_stderr, decision_at
 
 SHORT = {"belote": {"target": 300}, "bauer": {"start_points": 2}, "barbu": {"mode": "base"},
          "badugi": {"hands": 3, "players": 3}}  # fmt: skip
@@ -69,3 +69,6 @@ def test_a_seat_logs_act_sections_by_game_and_act() -> None:
         True,
     )
     assert act_stderr("[... 9 earlier bytes dropped ...]\nz\n", game=0, act=1).dropped
+    old = act_stderr("--- game 1 ---\nwritten before the act marks existed\n", game=0, act=1)
+    assert old == ActLog("", dropped=False, unmarked=True)
+    assert act_stderr("", game=0, act=1) == ActLog("", dropped=False)  # wrote nothing at all
