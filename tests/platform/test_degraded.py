@@ -11,6 +11,7 @@ or a private redis-server started and stopped by the test.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import uuid
@@ -95,11 +96,18 @@ def broker_at(url: str, **transport: float) -> Iterator[str]:
         broker_url=url, task_always_eager=False, **queue_config(prefix),
         broker_transport_options=saved["broker_transport_options"] | transport,
     )  # fmt: skip
+    # Celery reads the environment's CELERY_BROKER_URL before its own setting (CI sets it)
+    saved_env = os.environ.get("CELERY_BROKER_URL")
+    os.environ["CELERY_BROKER_URL"] = url
     forget_connections()
     try:
         yield prefix
     finally:
         app.conf.update(saved)
+        if saved_env is None:
+            del os.environ["CELERY_BROKER_URL"]
+        else:
+            os.environ["CELERY_BROKER_URL"] = saved_env
         forget_connections()
 
 
