@@ -118,6 +118,9 @@ class Match(models.Model):
             # a ladder's latest finished match, which stamps its cached figures (every ladder,
             # bot and home page asks): without it, a scan of the game's matches (0.5 s at 300k)
             models.Index(fields=["ladder", "status", "id"], name="match_ladder_latest"),
+            # the latest finished matches (home, a bot's page): without it, a sort of every
+            # finished match (0.5-0.8 s at 1M)
+            models.Index(fields=["status", "finished_at", "id"], name="match_finished_recent"),
         ]
 
     def __str__(self) -> str:
