@@ -767,6 +767,10 @@ def main() -> None:
         help="keep the database a previous run filled and go on from its size",
     )
     parser.add_argument("--skip-measure", action="store_true", help="fill only")
+    parser.add_argument(
+        "--pages-only", action="store_true",
+        help="with --keep: measure the pages again at the size the database holds (after a fix)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "scale.json")
     parser.add_argument(
         "--plot", type=Path, metavar="FOLDER", help="only draw --json's figures into FOLDER"
@@ -791,6 +795,17 @@ def main() -> None:
     if not tournament_id:
         tournament_id = make_tournament(rosters, rng)
     done = sql("SELECT COUNT(*) FROM matches_match WHERE tournament_id IS NULL")[0][0]
+    if args.pages_only:  # after a fix: the pages again at the size the database holds
+        results = json.loads(args.json.read_text())
+        figures_refresh(kind="strengths", game=PAGE_GAME)  # as measure_ladders leaves them
+        for game in GAMES:
+            figures_refresh(kind="fairness", game=game)
+        results[str(done)]["pages"] = measure_pages(
+            page_urls(tournament_id, random.Random(done)), args.repeat
+        )
+        args.json.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        report(done, results[str(done)])
+        return
     t0 = time.time() - HORIZON * INTERVAL_S - 3600
     samples = {game: sample_replays(game, SAMPLES, random.Random(game)) for game in GAMES}
     results: dict[str, Any] = json.loads(args.json.read_text()) if args.json.exists() else {}
