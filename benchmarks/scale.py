@@ -732,8 +732,8 @@ def plot(results: dict[str, Any], folder: Path) -> list[Path]:
     written = []
     for filename, (title, series) in figures.items():
         figure, axes = pyplot.subplots(figsize=(7, 4.2), dpi=80)
-        for label, values in series.items():
-            axes.plot(sizes, values, marker="o", label=label)
+        for k, (label, values) in enumerate(series.items()):  # past ten colours: dashed
+            axes.plot(sizes, values, marker="o", linestyle="-" if k < 10 else "--", label=label)
         axes.set_xscale("log")
         axes.set_yscale("log" if filename != "scaling-queries.png" else "linear")
         axes.set_xlabel("stored matches")
