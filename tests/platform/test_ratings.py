@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from pytest_django import Settings
 
 import engine
 from matches.models import Match
@@ -255,13 +256,16 @@ def test_one_rating_task_is_queued_while_one_is_pending(monkeypatch: pytest.Monk
 
 @pytest.mark.django_db(transaction=True)
 def test_a_rating_request_the_broker_refused_is_asked_again_by_the_next_match(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
 ) -> None:
     from kombu.exceptions import OperationalError
 
     from ratings import services
     from ratings.tasks import apply_ratings_task
 
+    # sent through a broker (not inline), tried again at once after a failure
+    monkeypatch.setitem(apply_ratings_task.app.conf, "task_always_eager", False)
+    settings.ARENA_BROKER_RETRY_S = 0
     sent: list[int] = []
 
     def down(args: list[int], **_: object) -> None:
