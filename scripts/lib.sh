@@ -19,9 +19,18 @@ ensure_venv() {
 }
 
 # pip_install SPEC: install the project (editable) into .venv, e.g. pip_install ".[dev]".
+# Skipped when SPEC was installed from the same pyproject.toml and setup.py (a stamp in .venv):
+# the install is editable, so only those files' changes need it again, and scripts running side
+# by side (.ci/run) then never install into one venv at once.
 pip_install() {
+    local stamp=".venv/.installed-${1//[^a-z]/_}" digest
+    digest=$(cat pyproject.toml setup.py | sha256sum)
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
+        return 0
+    fi
     say "installing $1 into .venv"
     .venv/bin/python -m pip install -qq --disable-pip-version-check --editable "$1"
+    printf '%s\n' "$digest" >"$stamp"
 }
 
 # apt_install PACKAGE...: install Debian packages as root (or with password-less sudo);

@@ -12,7 +12,8 @@ pip_install ".[dev]"  # mypy, which carries mypyc
 python=$PWD/.venv/bin/python
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar --exclude=./.venv --exclude=./var --exclude=./.git --exclude='*.so' -cf - . | tar -xf - -C "$work"
+tar --exclude=./.venv --exclude=./var --exclude=./.git --exclude='*.so' --exclude=__pycache__ \
+    --exclude=.pytest_cache -cf - . | tar -xf - -C "$work"
 cd "$work"
 say "compiling the engine with mypyc in $work"
 ARENA_COMPILE_ENGINE=1 "$python" setup.py -q build_ext --inplace >build.log 2>&1 \
