@@ -1,0 +1,113 @@
+"""Engine cost as instructions per deal (callgrind), optionally against an older revision.
+
+Wall-clock deals/s on a shared machine move by 10 % and more between runs; callgrind's
+instruction count does not depend on other load, so it can tell whether a change made the rules
+slower by a few percent. Each figure plays the same seeded random playouts with an observation
+per decision (as :mod:`benchmarks.engine` does) and subtracts a run of the first half of them.
+Run: ``python benchmarks/engine_instructions.py [--against 550b24b] [--playouts 20]``; needs
+``valgrind``. ``--against`` checks the revision out with ``git worktree`` into a scratch
+directory and measures its engine the same way; each row then gives today's speed over its.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+#: label, game, options (the games of benchmarks/engine.py)
+CASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("Bauer", "bauer", {}),
+    ("Belote", "belote", {}),
+    ("Barbu (Geronimo)", "barbu", {"mode": "geronimo"}),
+    ("Badugi heads-up", "badugi", {"players": 2}),
+]
+CASES_BY_GAME = {game: params for _, game, params in CASES}
+
+
+def play(root: str, game_name: str, playouts: int) -> None:
+    """The measured workload (run in the child process, under callgrind)."""
+    sys.path.insert(0, root)
+    import engine
+
+    game = engine.load_game(game_name, **CASES_BY_GAME[game_name])
+    pick = random.Random(1).random
+    deals = 0
+    for seed in range(playouts):
+        state = game.new_initial_state(seed)
+        while (seat := state.current_player()) >= 0:
+            state.observation(seat)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+        deals += len(state.deals)
+    print(f"deals={deals}")
+
+
+def instructions(root: Path, game: str, playouts: int) -> tuple[int, int]:
+    """(instructions, deals) of ``playouts`` playouts of ``game`` with the engine in ``root``."""
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+         __file__, "--child", str(root), game, str(playouts)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    collected = re.search(r"Collected : (\d+)", out.stderr)
+    deals = re.search(r"deals=(\d+)", out.stdout)
+    assert collected and deals, out.stderr[-2000:]
+    return int(collected.group(1)), int(deals.group(1))
+
+
+def per_deal(root: Path, game: str, playouts: int) -> float:
+    """Instructions per deal of the second half of ``playouts``: the first half pays the import
+    and the tables built on first use (Badugi's hand table, cached masks), which a long run
+    amortises."""
+    base, base_deals = instructions(root, game, playouts // 2)
+    total, deals = instructions(root, game, playouts)
+    return (total - base) / (deals - base_deals)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--against", help="a git revision whose engine to measure too")
+    parser.add_argument("--playouts", type=int, default=20, help="seeded playouts per figure")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        root, game, playouts = args.child
+        play(root, game, int(playouts))
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        old = Path(scratch) / "old"
+        if args.against:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), args.against],
+                check=True, capture_output=True,
+            )  # fmt: skip
+        try:
+            print(f"instructions per deal (callgrind), {args.playouts} playouts, observations on")
+            header = f"{'game':<18} {'now':>12}"
+            if args.against:
+                header += f" {args.against:>12} {'speed now/then':>15}"
+            print(header)
+            for label, game, _ in CASES:
+                now = per_deal(ROOT, game, args.playouts)
+                row = f"{label:<18} {now:>12,.0f}"
+                if args.against:
+                    then = per_deal(old, game, args.playouts)
+                    row += f" {then:>12,.0f} {then / now:>15.3f}"
+                print(row, flush=True)
+        finally:
+            if args.against:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                    check=False, capture_output=True,
+                )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
