@@ -386,15 +386,7 @@ def _newton_cg(
         diagonal = _scatter(wp * (1.0 - p), choices.alternatives, n) + alpha + 1.0
         rescale = np.sqrt(full_diagonal / diagonal)
         step = _conjugate_gradients(choices, p, wp, alpha, gradient, inverse, rescale, forcing)
-        scale = np.ones(sets)
-        for _halving in range(40):
-            candidate = theta - scale[:, None] * step
-            new_value = _objective(choices, weights, candidate, wins, alpha)
-            worse = new_value > value + 1e-12 * (1.0 + np.abs(value))
-            if not worse.any():
-                break
-            scale = np.where(worse, scale / 2.0, scale)
-        theta, value = candidate, new_value
+        theta, value, scale = _line_search(choices, weights, wins, alpha, theta, value, step)
         done |= np.abs(scale[:, None] * step).max(axis=1) < _TOLERANCE
         if done.all():
             break
@@ -452,6 +444,23 @@ def _scatter(values: FloatArray, columns: IntArray, n: int) -> FloatArray:
     return summed.astype(np.float64).reshape(sets, n)
 
 
+def _line_search(
+    choices: Choices[Entrant], weights: FloatArray, wins: FloatArray, alpha: float,
+    theta: FloatArray, value: FloatArray, step: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:  # fmt: skip
+    """``theta - scale · step`` per row, each row's ``scale`` halved from 1 until its objective
+    does not rise; ``(new θ, its objective, the scales)``."""
+    scale = np.ones(theta.shape[0])
+    for _halving in range(40):
+        candidate = theta - scale[:, None] * step
+        new_value = _objective(choices, weights, candidate, wins, alpha)
+        worse = new_value > value + 1e-12 * (1.0 + np.abs(value))
+        if not worse.any():
+            break
+        scale = np.where(worse, scale / 2.0, scale)
+    return candidate, new_value, scale
+
+
 def _newton(choices: Choices[Entrant], weights: FloatArray, alpha: float) -> Pair:
     """Maximise every row's penalised log-likelihood at once; ``(θ, Hessian)`` per row.
 
@@ -469,16 +478,8 @@ def _newton(choices: Choices[Entrant], weights: FloatArray, alpha: float) -> Pai
     hessian = np.zeros((sets, n, n))
     for _ in range(_MAX_ITERATIONS):
         gradient, hessian = _derivatives(choices, weights, theta, wins, alpha)
-        step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
-        scale = np.ones(sets)
-        for _halving in range(40):
-            candidate = theta - scale[:, None] * step
-            new_value = _objective(choices, weights, candidate, wins, alpha)
-            worse = new_value > value + 1e-12 * (1.0 + np.abs(value))
-            if not worse.any():
-                break
-            scale = np.where(worse, scale / 2.0, scale)
-        theta, value = candidate, new_value
+        step = np.asarray(np.linalg.solve(hessian, gradient[..., None])[..., 0], dtype=np.float64)
+        theta, value, scale = _line_search(choices, weights, wins, alpha, theta, value, step)
         if np.abs(scale[:, None] * step).max() < _TOLERANCE:
             break
     theta -= theta.mean(axis=1, keepdims=True)
