@@ -203,7 +203,7 @@ PRODUCTION = {"DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HO
 @dataclass(frozen=True)
 class Site:
     url: str
-    pid: int  # gunicorn's master process
+    pid: int  # the server's (gunicorn's master) process
 
 
 @contextmanager
@@ -212,11 +212,19 @@ def gunicorn(env: Mapping[str, str], *, options: Sequence[str] = ()) -> Iterator
     docker-compose's web service is (``arena.gunicorn_conf``; ``options`` override it, for
     comparisons only)."""
     port = free_port()
-    log = tempfile.NamedTemporaryFile(prefix="arena-gunicorn-", suffix=".log", delete=False)
+    argv = ["-m", "gunicorn", "--config", "python:arena.gunicorn_conf",
+            "--bind", f"127.0.0.1:{port}", *options]  # fmt: skip
+    with serve("gunicorn", argv, port, env) as site:
+        yield site
+
+
+@contextmanager
+def serve(name: str, argv: Sequence[str], port: int, env: Mapping[str, str]) -> Iterator[Site]:
+    """``python argv`` serving the site on loopback ``port`` with production settings and
+    ``env``, once its health check answers; stopped after."""
+    log = tempfile.NamedTemporaryFile(prefix=f"arena-{name}-", suffix=".log", delete=False)
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", "python:arena.gunicorn_conf",
-         "--bind", f"127.0.0.1:{port}", *options],
-        cwd=ROOT, stdout=log, stderr=log,
+        [sys.executable, *argv], cwd=ROOT, stdout=log, stderr=log,
         env={**os.environ, **PRODUCTION, **env,
              "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])},
     )  # fmt: skip
@@ -229,7 +237,7 @@ def gunicorn(env: Mapping[str, str], *, options: Sequence[str] = ()) -> Iterator
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn did not come up:\n{Path(log.name).read_text()}")
+                raise RuntimeError(f"{name} did not come up:\n{Path(log.name).read_text()}")
             time.sleep(0.2)
         yield Site(f"http://127.0.0.1:{port}", process.pid)
     finally:

@@ -19,17 +19,15 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import quantiles
 
-from benchmarks.load import PRODUCTION, ROOT, free_port, gunicorn, host_port
+from benchmarks.load import ROOT, free_port, gunicorn, host_port, serve
 
 #: requests that never end, sent a byte at a time: the server waits for the rest of the headers,
 #: or of the body
@@ -126,29 +124,9 @@ def runserver(env: Mapping[str, str]) -> Iterator[str]:
     """The quick start's server (``manage.py runserver``, threaded) on a free loopback port,
     once it answers; its URL."""
     port = free_port()
-    log = tempfile.NamedTemporaryFile(prefix="arena-runserver-", suffix=".log", delete=False)
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-        cwd=ROOT, stdout=log, stderr=log,
-        env={**os.environ, **PRODUCTION, **env,
-             "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    output = Path(log.name).read_text()
-                    raise RuntimeError(f"runserver did not come up:\n{output}") from None
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        Path(log.name).unlink(missing_ok=True)
+    argv = ["manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    with serve("runserver", argv, port, env) as site:
+        yield site.url
 
 
 @contextmanager
