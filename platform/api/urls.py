@@ -20,7 +20,8 @@ ready = extend_schema_view(
     get=extend_schema(
         summary="Readiness: the database, the broker and the cache",
         description="200 with status ok, or degraded while the cache or the broker is away (the "
-        "site still serves); 503 with status failed while the database is.",
+        "site still serves); 503 with status failed while the database is. engine.build says "
+        "which build of the game engine the process runs: compiled (by mypyc) or python.",
         responses={200: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
     )
 )(ReadyView)

@@ -150,3 +150,16 @@ def _start_heartbeat(sender: Any, **kwargs: Any) -> None:
 
     heartbeat_start(hostname=sender.hostname)
     reaper_start()
+
+
+@signals.worker_init.connect
+def _log_engine_build(sender: Any, **kwargs: Any) -> None:
+    """Say which build of the engine's rules the worker's referees run: mypyc's (``setup.py``,
+    the quick start's and the image's default) or the sources (no compiler where it was
+    installed, or a development checkout)."""
+    import engine.game
+    from ops.selectors import engine_build
+
+    logging.getLogger(__name__).info(
+        "engine: the %s build (%s)", engine_build(), engine.game.__file__
+    )

@@ -5,7 +5,8 @@ of its own and none for longer than ``ARENA_HEALTH_TIMEOUT_S``: a part that hang
 as timed out, and the check still answers. Only the database is required: with the cache or the
 broker away the site serves on (``arena.cache``, ``arena.dispatch``), so their failure makes
 the site ``degraded``, not unready. Reasons are short and name no host or user (the check is
-public); the full error goes to the log.
+public); the full error goes to the log. It also says which build of the engine the process
+runs (``engine_build``; a worker logs its own as it starts).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
+import engine
 from arena.cache import FallbackRedisCache
 
 logger = logging.getLogger(__name__)
@@ -30,12 +32,22 @@ class Check(TypedDict):
     detail: str  # what answered, or why it did not
 
 
+class EngineBuild(TypedDict):
+    build: str  # "compiled" (mypyc's C extensions, setup.py) or "python" (the sources)
+
+
 class Readiness(TypedDict):
     status: str  # "ok", "degraded" (cache or broker away) or "failed" (the database is)
     execution: str
+    engine: EngineBuild
     database: Check
     broker: Check
     cache: Check
+
+
+def engine_build() -> str:
+    """Which build of the engine's rules this process runs: ``compiled`` or ``python``."""
+    return "compiled" if engine.compiled() else "python"
 
 
 def health_live() -> dict[str, str]:
@@ -70,6 +82,7 @@ def health_ready() -> Readiness:
         status = "degraded"
     return {
         "status": status, "execution": settings.ARENA_EXECUTION,
+        "engine": {"build": engine_build()},
         "database": checks["database"], "broker": checks["broker"], "cache": checks["cache"],
     }  # fmt: skip
 

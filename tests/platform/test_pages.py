@@ -2,6 +2,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+import engine
+
 pytestmark = pytest.mark.django_db
 
 
@@ -18,12 +20,14 @@ def test_admin_index_lists_heartbeats(admin_client: Client) -> None:
     assert admin_client.get("/admin/ops/heartbeat/").status_code == 200
 
 
-def test_health_api_reports_database_and_execution_mode(client: Client) -> None:
+def test_health_api_reports_database_execution_mode_and_engine_build(client: Client) -> None:
     response = client.get("/api/health/")
     assert response.status_code == 200
     body = response.json()
     assert body["database"] == {"ok": True, "detail": connection.vendor}
     assert body["execution"] == "inline"
+    # the main suite runs the sources; scripts/test_compiled_engine.sh the compiled build
+    assert body["engine"] == {"build": "compiled" if engine.compiled() else "python"}
 
 
 def test_wsgi_and_asgi_entry_points_load() -> None:
