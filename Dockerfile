@@ -30,6 +30,10 @@ RUN ARENA_COMPILE_ENGINE=1 pip install .
 # the python3 runtime's pinned scientific set (numpy), read-only, bound into every Python bot
 RUN arena runtimes install
 COPY . .
+# what runs is the engine installed above, compiled: its sources, copied again with the rest,
+# would come first on the path of manage.py, gunicorn and celery (the working directory). The
+# worker logs which build it runs, and /api/health/ says it too (engine.build)
+RUN rm -r engine && python -c "import engine; assert engine.compiled(), engine.__file__"
 RUN DEBUG=1 python manage.py collectstatic --noinput
 
 USER arena

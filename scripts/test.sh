@@ -7,6 +7,7 @@ source scripts/lib.sh
 
 ensure_venv
 pip_install ".[dev]"
+engine_build python  # the suite tests the sources (scripts/test_compiled_engine.sh the build)
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v chromium >/dev/null || missing+=(chromium)
