@@ -11,6 +11,14 @@ A dead Redis costs milliseconds, not seconds: connecting and every command are b
 after a failure the process does not try Redis again for ``retry_s`` (``ARENA_CACHE_RETRY_S``).
 The first request after that tries again; once Redis answers, it is used again. An outage is
 logged when it starts and when it ends, not per request.
+
+Each process keeps one Redis client per server, with its pool of connections, whichever
+backend object uses it. Django makes a backend per thread, and under the served application
+(``arena.asgi``) per request: a2wsgi runs each request in a copy of the event loop's context,
+where Django keeps its cache backends. With a client of its own, each backend opened a new
+connection to Redis on every request (a TCP connection and two ``CLIENT SETINFO`` round trips
+before the first command), 0.4–0.7 ms of the web's CPU per request (docs/reliability.md,
+"Load").
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from urllib.parse import urlsplit
 
 import redis
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.utils.functional import cached_property
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -31,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 #: entries each process keeps while the shared cache is away (LocMemCache culls beyond it)
 FALLBACK_MAX_ENTRIES = 1000
+#: one attempt per command (no retries with backoff): the fallback is the retry
+ONE_ATTEMPT = Retry(NoBackoff(), 0)
 
 
 class Outage:
@@ -67,12 +78,13 @@ class Outage:
 
 
 _outages: dict[str, Outage] = {}
-_outages_lock = threading.Lock()
+_clients: dict[str, RedisCacheClient] = {}
+_lock = threading.Lock()
 
 
 def outage_of(location: str) -> Outage:
     """The process's one :class:`Outage` for the server at ``location``."""
-    with _outages_lock:
+    with _lock:
         if location not in _outages:
             _outages[location] = Outage(_label(location))
         return _outages[location]
@@ -94,11 +106,22 @@ class FallbackRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         options = dict(params.get("OPTIONS", {}))
         self.retry_s = float(options.pop("retry_s", 5.0))
-        options.setdefault("retry", Retry(NoBackoff(), 0))
+        options.setdefault("retry", ONE_ATTEMPT)
         super().__init__(server, {**params, "OPTIONS": options})
         self.outage = outage_of(server)
         local = {**params, "OPTIONS": {"MAX_ENTRIES": FALLBACK_MAX_ENTRIES}}
         self.fallback = LocMemCache(f"fallback:{server}", local)
+
+    @cached_property
+    def _cache(self) -> RedisCacheClient:
+        """The process's client for this server and these options (see the module's
+        docstring); its pool lends each command in progress a connection of its own."""
+        servers, options = self._servers, self._options  # type: ignore[attr-defined]  # not in the stubs
+        key = repr((servers, sorted(options.items())))
+        with _lock:
+            if key not in _clients:
+                _clients[key] = RedisCacheClient(servers, **options)
+            return _clients[key]
 
     def _either(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """``method`` of Redis, or of the fallback while Redis is away."""
