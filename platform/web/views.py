@@ -44,9 +44,9 @@ from matches.selectors import (
     match_replay,
     match_replay_document,
     match_with_seats,
-    matches_filtered,
     recent_matches,
     seat_log_of_owner,
+    tournament_match_lines,
 )
 from ratings.selectors import (
     ladder_leaders,
@@ -368,10 +368,10 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 
 def _matches_context(tournament: Tournament) -> dict[str, Any]:
-    matches = matches_filtered(tournament_id=tournament.pk).order_by("id")
-    shown = list(matches[:TOURNAMENT_MATCHES])
-    more = matches.count() - len(shown) if len(shown) == TOURNAMENT_MATCHES else 0
-    return {"tournament": tournament, "matches": shown, "more_matches": more}
+    shown, total = tournament_match_lines(tournament_id=tournament.pk, limit=TOURNAMENT_MATCHES)
+    bots = {seat.bot_id for line in shown for seat in line.seats}  # one URL each, not per seat
+    return {"tournament": tournament, "matches": shown, "more_matches": total - len(shown),
+            "bot_urls": {bot: reverse("bot", args=[bot]) for bot in bots}}  # fmt: skip
 
 
 def tournament_matches_partial(request: HttpRequest, tournament_id: int) -> HttpResponse:

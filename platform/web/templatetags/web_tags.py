@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from matches.models import MatchSeat
 from web.games import GAMES
 
 register = template.Library()
@@ -24,9 +23,18 @@ def game_name(key: str) -> str:
     return str(_NAMES.get(key, key))
 
 
+class _Seat(Protocol):
+    @property
+    def bot_id(self) -> int: ...
+
+
+_S = TypeVar("_S", bound=_Seat)
+
+
 @register.filter
-def entrants(seats: Iterable[MatchSeat]) -> list[MatchSeat]:
-    """One seat per bot: in team games a bot holds both seats of its side."""
+def entrants(seats: Iterable[_S]) -> list[_S]:
+    """One seat per bot: in team games a bot holds both seats of its side (``MatchSeat`` or
+    ``matches.selectors.SeatLine``)."""
     seen: set[int] = set()
     unique = []
     for seat in seats:
