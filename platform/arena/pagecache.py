@@ -18,12 +18,22 @@ What may be cached is narrow on purpose:
 
 The key holds the full path with its query, the language, and the ``Accept`` and ``HX-Request``
 headers (the API's formats and the htmx partials differ by them).
+
+A page is rendered again by one request at a time: the first request after a page's seconds
+have passed takes a lock in the cache and renders it, and the requests that arrive meanwhile
+get the previous copy (kept :data:`STALE_SECONDS` past its freshness for that). Without it,
+every request for a page arriving while it was being rendered rendered it too, and on a busy
+machine, where a rendering takes seconds of wall time at the site's low CPU priority, a running
+tournament's page (300 matches) was rendered several times over every few seconds
+(docs/reliability.md, "Load").
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -33,7 +43,7 @@ from django.http import HttpRequest, HttpResponse
 #: the URL names whose pages are the same for every anonymous visitor
 PUBLIC_PAGES = frozenset({
     "home", "ladder", "rules", "doc", "bot", "tournaments", "tournament", "tournament_progress",
-    "match", "match_replay",
+    "tournament_matches", "match", "match_replay",
     "api-games", "api-runtimes", "api-bots", "api-bot", "api-tournaments", "api-tournament",
     "api-matches", "api-match", "api-replay", "api-ladder", "api-ladder-history",
     "api-ladder-strengths", "api-fairness",
@@ -42,6 +52,20 @@ PUBLIC_PAGES = frozenset({
 #: matches have one, and a finished match never runs again); kept longer
 IMMUTABLE_PAGES = frozenset({"match_replay", "api-replay"})
 IMMUTABLE_SECONDS = 600
+#: how long a copy is kept past its freshness, to be served while one request renders it again
+STALE_SECONDS = 30
+#: the most a rendering holds its page's lock (one that dies does not block it longer)
+RENDER_LOCK_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class _Rendering:
+    """A public page the request renders: stored under ``key``, fresh for ``seconds``;
+    ``locked``: the request holds the page's lock (others serve the previous copy)."""
+
+    key: str
+    seconds: int
+    locked: bool
 
 
 class PublicPageCacheMiddleware:
@@ -53,10 +77,14 @@ class PublicPageCacheMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        entry: tuple[str, int] | None = getattr(request, "_public_page", None)
-        if entry is not None and _storable(response):
-            key, seconds = entry
-            cache.set(key, response, timeout=seconds)
+        rendering: _Rendering | None = getattr(request, "_public_page", None)
+        if rendering is not None:
+            if _storable(response):
+                fresh_until = time.time() + rendering.seconds
+                cache.set(rendering.key, (response, fresh_until),
+                          timeout=rendering.seconds + STALE_SECONDS)  # fmt: skip
+            if rendering.locked:
+                cache.delete(rendering_lock(rendering.key))
         return response
 
     def process_view(
@@ -66,12 +94,18 @@ class PublicPageCacheMiddleware:
         if page is None:
             return None
         key = _key(request)
-        cached: HttpResponse | None = cache.get(key)
-        if cached is not None:
-            return cached
+        stored: tuple[HttpResponse, float] | None = cache.get(key)
+        locked = False
+        if isinstance(stored, tuple):  # (a response stored alone is an older release's)
+            response, fresh_until = stored
+            if time.time() < fresh_until:
+                return response
+            locked = cache.add(rendering_lock(key), 1, timeout=RENDER_LOCK_SECONDS)
+            if not locked:  # another request renders it: serve the previous copy meanwhile
+                return response
         immutable = page in IMMUTABLE_PAGES
         seconds = IMMUTABLE_SECONDS if immutable else settings.ARENA_PAGE_CACHE_SECONDS
-        request._public_page = (key, seconds)  # type: ignore[attr-defined]
+        request._public_page = _Rendering(key, seconds, locked)  # type: ignore[attr-defined]
         return None
 
 
@@ -99,3 +133,8 @@ def _key(request: HttpRequest) -> str:
 
 def _storable(response: HttpResponse) -> bool:
     return response.status_code == 200 and not response.streaming and not response.cookies
+
+
+def rendering_lock(key: str) -> str:
+    """The cache key of the lock held by the request that renders the page stored at ``key``."""
+    return f"{key}:rendering"

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.http import HttpResponse
 from django.test import Client
 
 from api.services import token_create
-from arena.pagecache import IMMUTABLE_SECONDS
+from arena.pagecache import IMMUTABLE_SECONDS, rendering_lock
 from bots.models import Bot
 from tests.platform.factories import UserFactory, active_bot
 from tests.platform.test_web_pages import played_match
@@ -102,9 +103,31 @@ def test_a_finished_matchs_replay_is_kept_longer_than_a_page(
     match = played_match("belote")
     Client().get(f"/matches/{match.pk}/")
     Client().get(f"/api/matches/{match.pk}/replay/")
-    left = {
-        key: expiry - time.time()
-        for key, expiry in cache._expire_info.items()  # type: ignore[attr-defined]
-        if ":page:" in key
-    }
-    assert sorted(round(seconds, -1) for seconds in left.values()) == [0, IMMUTABLE_SECONDS]
+    fresh = [fresh_until - time.time() for _, fresh_until in stored_pages().values()]
+    assert sorted(round(seconds, -1) for seconds in fresh) == [0, IMMUTABLE_SECONDS]
+
+
+def test_while_one_request_renders_a_page_again_the_others_get_the_previous_copy(
+    cached_pages: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = active_bot("belote")
+    rename(bot, "before")
+    url = f"/bots/{bot.pk}/"
+    Client().get(url)
+    rename(bot, "after")
+    now = time.time
+    monkeypatch.setattr(time, "time", lambda: now() + 61)  # the copy is no longer fresh
+    (key,) = stored_pages()
+    assert cache.add(rendering_lock(key), 1)  # another request is rendering it
+    assert "before" in Client().get(url).content.decode()
+    cache.delete(rendering_lock(key))
+    assert "after" in Client().get(url).content.decode()  # this one rendered it
+    assert cache.get(rendering_lock(key)) is None  # and released the lock
+    rename(bot, "later")
+    assert "after" in Client().get(url).content.decode()  # the new copy is fresh
+
+
+def stored_pages() -> dict[str, tuple[HttpResponse, float]]:
+    """The cached pages by key (as given to the cache): each with the time it is fresh until."""
+    keys = [key.split(":", 2)[2] for key in cache._cache if ":page:" in key]  # type: ignore[attr-defined]
+    return {key: cache.get(key) for key in keys if not key.endswith(rendering_lock(""))}
