@@ -14,7 +14,9 @@ Reported, as medians over runs (``>N`` when more than half the runs did not get 
   shares for Elo), with uniformly random pairing and with the ladder's uncertainty-driven
   matchmaking, and the ratios; and a control, plain games scored deal by deal (each deal its own
   finishing order by deal score), which separates what boards gain by finer granularity from
-  what the duplicate deals gain by cancelling card luck;
+  what the duplicate deals gain by cancelling card luck; and with every deal's luck taken out
+  (``engine.luck``), plain games scored deal by deal ("corrected") and duplicate sets scored by
+  boards ("corrected + duplicate"; Badugi by totals in both);
 - the score-margin calibration: per pair of neighbours, the deals a one-sided 95 % verdict on
   the mean score margin needs, plain and duplicate;
 - coverage: the share of runs whose 95 % intervals never put a weaker bot wholly above a
@@ -54,6 +56,7 @@ from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import FAMILIES, BotSpec, family, make_agent  # noqa: E402
+from engine import luck  # noqa: E402
 from matches.results import (  # noqa: E402
     BotResult,
     Order,
@@ -93,12 +96,24 @@ class Setup:
     margin_matches: int = 150  # per neighbouring pair for the score-margin calibration
 
 
-@dataclass(frozen=True)
+@dataclass
 class Played:
-    """One cached game: score per table position, and the seats and deal scores boards need."""
+    """One cached game: score per table position, the seats and deal scores boards need, and
+    the table position of each seat; its luck (``engine.luck``) once a corrected mode asks."""
 
     scores: list[float]
     board_game: engine.BoardGame
+    positions: list[int]
+    state: engine.State
+    corrected: engine.BoardGame | None = None
+
+    def luck_corrected(self) -> engine.BoardGame:
+        """The game with every deal's luck taken out of its scores (computed once)."""
+        if self.corrected is None:
+            deals = luck.corrected_deal_scores(self.board_game.deal_scores,
+                                               luck.state_luck(self.state))  # fmt: skip
+            self.corrected = engine.BoardGame(self.board_game.seats, deals)
+        return self.corrected
 
 
 @dataclass
@@ -138,21 +153,39 @@ class Pool:
             for seat, value in enumerate(played.state.returns()):
                 scores[positions[seat]] += value
             deal_scores = [record.scores for record in played.state.deals]
-            self.cache[key] = Played(scores, engine.BoardGame(seat_map, deal_scores))
+            self.cache[key] = Played(scores, engine.BoardGame(seat_map, deal_scores), positions,
+                                     played.state)  # fmt: skip
         return self.cache[key]
 
     def match(
-        self, table: Table, seed: int, meeting: int, *, duplicate: bool, by_deal: bool = False
+        self,
+        table: Table,
+        seed: int,
+        meeting: int,
+        *,
+        duplicate: bool,
+        by_deal: bool = False,
+        corrected: bool = False,
     ) -> tuple[Result, int, list[float]]:
         """One match's finishing orders, deals and score per table position: all rotations
         scored board by board (Badugi: by their total, ``Game.scored_by_boards``), or the
-        ``meeting``-th one scored as one result (``by_deal``: deal by deal, the control)."""
+        ``meeting``-th one scored as one result (``by_deal``: deal by deal, the control).
+        ``corrected``: every deal's luck taken out of its scores (``engine.luck``), a plain
+        game then scored deal by deal (Badugi: by its total)."""
         rotations = range(len(self.rotations)) if duplicate else [meeting % len(self.rotations)]
         played = [self.play(table, seed, r) for r in rotations]
         deals = sum(len(p.board_game.deal_scores) for p in played)
+        games = [p.luck_corrected() if corrected else p.board_game for p in played]
         totals = [sum(column) for column in zip(*(p.scores for p in played), strict=True)]
+        if corrected:
+            totals = [0.0] * self.size
+            for p, g in zip(played, games, strict=True):
+                for scores in g.deal_scores:
+                    for seat, value in enumerate(scores or ()):
+                        totals[p.positions[seat]] += value
+            by_deal = self.game.scored_by_boards
         if by_deal or (duplicate and self.game.scored_by_boards):
-            scores = engine.board_scores([p.board_game for p in played], teams=self.game.teams)
+            scores = engine.board_scores(games, teams=self.game.teams)
             result = self.board_orders(table, scores)
         else:
             places = engine.placings(totals)
@@ -206,6 +239,7 @@ def run_schedule(
     choose: Callable[[Trace], Table],
     at_least: int = 0,
     by_deal: bool = False,
+    corrected: bool = False,
 ) -> tuple[Trace, int | None]:
     """Play matches chosen by ``choose`` until the first confident right order (and at least
     ``at_least`` matches) or the horizon; the trace and the deals at the verdict (or None)."""
@@ -219,7 +253,8 @@ def run_schedule(
         k = met.get(table, 0)
         met[table] = k + 1
         result, deals, _ = pool.match(table, seed_of(setup.game, run, table, k), k,
-                                      duplicate=duplicate, by_deal=by_deal)  # fmt: skip
+                                      duplicate=duplicate, by_deal=by_deal,
+                                      corrected=corrected)  # fmt: skip
         trace.results.append(result)
         trace.deals.append((trace.deals[-1] if trace.deals else 0) + deals)
         m = len(trace.results)
@@ -340,6 +375,7 @@ class Schedule:
     duplicate: bool
     chooser: Callable[[Pool, int], Callable[[Trace], Table]]
     by_deal: bool = False
+    corrected: bool = False  # every deal's luck taken out (engine.luck)
 
 
 #: every kind of run, by its name in the summaries; "duplicate" (random pairing) always runs
@@ -350,6 +386,8 @@ SCHEDULES = {
     "matchmaking": Schedule(True, matchmaking_chooser),
     "plain_matchmaking": Schedule(False, matchmaking_chooser),
     "oracle": Schedule(True, oracle_chooser),
+    "corrected": Schedule(False, uniform_chooser, corrected=True),
+    "corrected_duplicate": Schedule(True, uniform_chooser, corrected=True),
 }
 
 
@@ -374,7 +412,8 @@ def one_run(setup: Setup, run: int, modes: Sequence[str] = tuple(SCHEDULES)) -> 
     def play(mode: str, at_least: int = 0) -> tuple[Trace, int | None]:
         schedule = SCHEDULES[mode]
         return run_schedule(pool, setup, run, duplicate=schedule.duplicate,
-                            by_deal=schedule.by_deal, choose=schedule.chooser(pool, run),
+                            by_deal=schedule.by_deal, corrected=schedule.corrected,
+                            choose=schedule.chooser(pool, run),
                             at_least=at_least)  # fmt: skip
 
     found: dict[str, int | None] = {}
@@ -511,6 +550,11 @@ def print_summary(s: dict[str, Any]) -> None:
         f"  with matchmaking, plain {deals('plain_matchmaking')}: duplicate/plain "
         f"{over('matchmaking', 'plain_matchmaking')}"
     )
+    print(f"  luck corrected (engine.luck): plain {deals('corrected')} (ratio to plain "
+          f"{over('corrected', 'plain')}, to plain by deal {over('corrected', 'plain_by_deal')});"
+          f" duplicate {deals('corrected_duplicate')} (ratio to plain "
+          f"{over('corrected_duplicate', 'plain')}, to duplicate "
+          f"{over('corrected_duplicate', 'duplicate')})")  # fmt: skip
     print(
         f"  control, plain scored deal by deal: {deals('plain_by_deal')} (duplicate / it "
         f"{over('duplicate', 'plain_by_deal')}; it / plain {over('plain_by_deal', 'plain')})"
@@ -539,6 +583,8 @@ CURVES = (  # summary key, legend, colour, dash
     ("duplicate_runs", "duplicate", "#1f77b4", ""),
     ("matchmaking_runs", "duplicate + matchmaking", "#d62728", ""),
     ("oracle_runs", "duplicate + oracle pairing", "#9467bd", "1,2"),
+    ("corrected_runs", "luck corrected", "#ff7f0e", "6,4"),
+    ("corrected_duplicate_runs", "luck corrected + duplicate", "#ff7f0e", ""),
 )
 
 
