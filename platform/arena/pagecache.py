@@ -22,10 +22,9 @@ headers (the API's formats and the htmx partials differ by them).
 A page is rendered again by one request at a time: the first request after a page's seconds
 have passed takes a lock in the cache and renders it, and the requests that arrive meanwhile
 get the previous copy (kept :data:`STALE_SECONDS` past its freshness for that). Without it,
-every request for a page arriving while it was being rendered rendered it too, and on a busy
-machine, where a rendering takes seconds of wall time at the site's low CPU priority, a running
-tournament's page (300 matches) was rendered several times over every few seconds
-(docs/reliability.md, "Load").
+every request for a page that arrived while it was being rendered rendered it too, and on a
+busy machine the site's low CPU priority stretches a rendering to many times its CPU time
+(a tournament page's 60 ms: docs/reliability.md, "Load").
 """
 
 from __future__ import annotations
