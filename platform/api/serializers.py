@@ -3,12 +3,14 @@ views hand parsed input to a service or selector."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.models import Bot, BotVersion
+from matches.luck import bot_luck
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.selectors import match_board_result
 
@@ -130,11 +132,28 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         return ratings[0].games if ratings else 0
 
 
+class LuckSummarySerializer(serializers.Serializer[Any]):
+    matches = serializers.IntegerField(help_text="finished matches with their luck computed")
+    mean = serializers.FloatField(help_text="what the cards gave it per match, in score units")
+    half_width = serializers.FloatField(
+        allow_null=True, help_text="of the mean's 95 % interval; null below two matches"
+    )
+
+
 class BotDetailSerializer(BotSerializer):
     versions = VersionSerializer(many=True)
+    luck = serializers.SerializerMethodField(
+        help_text="its mean luck per finished match (matches.luck): zero in expectation for "
+        "every bot; null before any match has its luck computed"
+    )
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "versions"]
+        fields = [*BotSerializer.Meta.fields, "versions", "luck"]
+
+    @extend_schema_field(LuckSummarySerializer(allow_null=True))
+    def get_luck(self, bot: Bot) -> dict[str, Any] | None:
+        summary = bot_luck(bot_id=bot.pk)
+        return None if summary is None else dataclasses.asdict(summary)
 
 
 class SeatLogSerializer(serializers.ModelSerializer[MatchSeat]):
@@ -238,7 +257,7 @@ class SeatSerializer(serializers.ModelSerializer[MatchSeat]):
 
     class Meta:
         model = MatchSeat
-        fields = ["seat", "partnership", "bot", "version", "score", "place", "fault",
+        fields = ["seat", "partnership", "bot", "version", "score", "place", "luck", "fault",
                   "fault_message"]  # fmt: skip
 
 

@@ -62,6 +62,8 @@ app.conf.update(
         # one that runs late is still a pass (an expired one would be dropped there)
         "reap-lost-runs": {"task": "arena.matches.reap", "schedule": float(REAP_INTERVAL_S)},
         "schedule-ladders": {"task": "arena.tournaments.schedule_ladders", "schedule": 30.0},
+        # a few seconds of CPU every 20 s: the luck of finished matches (matches.luck)
+        "compute-luck": {"task": "arena.matches.luck", "schedule": 20.0},
     },
 )
 

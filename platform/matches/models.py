@@ -108,6 +108,10 @@ class Match(models.Model):
         "(engine.board_scores)",
     )  # fmt: skip
 
+    luck_at = models.DateTimeField(
+        null=True, blank=True, help_text="when its seats' luck was computed (matches.luck)"
+    )
+
     class Meta:
         verbose_name_plural = "matches"
         ordering = ["-id"]
@@ -121,6 +125,12 @@ class Match(models.Model):
             # the latest finished matches (home, a bot's page): without it, a sort of every
             # finished match (0.5-0.8 s at 1M)
             models.Index(fields=["status", "finished_at", "id"], name="match_finished_recent"),
+            # the finished matches whose luck is still to compute: a few at any time, however
+            # many matches there are
+            models.Index(
+                fields=["finished_at"], name="match_luck_pending",
+                condition=models.Q(status="finished", luck_at__isnull=True),
+            ),  # fmt: skip
         ]
 
     def __str__(self) -> str:
@@ -142,6 +152,11 @@ class MatchSeat(models.Model):
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
     score = models.FloatField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    luck = models.FloatField(
+        null=True, blank=True,
+        help_text="what the cards gave it, in score units (engine.luck); the score minus it "
+                  "is its luck-corrected score",
+    )  # fmt: skip
     fault = models.CharField(max_length=32, blank=True, help_text="verdict, e.g. timeout")
     fault_message = models.TextField(blank=True)
     log = models.TextField(blank=True, help_text="the bot's stderr: its owner only")

@@ -18,3 +18,11 @@ def reap_task() -> None:
     from matches.reaper import reap_if_due
 
     reap_if_due()
+
+
+@shared_task(name="arena.matches.luck")
+def luck_task() -> None:
+    """Periodic (beat): the luck of the newest finished matches that have none yet."""
+    from matches.luck import matches_luck_fill
+
+    matches_luck_fill()

@@ -36,6 +36,7 @@ from bots.services import bot_create_with_version, botversion_create
 from matches import formats
 from matches.challenges import challenge_create
 from matches.decisions import Decision, act_stderr, decision_at
+from matches.luck import bot_luck
 from matches.models import UNFINISHED, Match, MatchStatus
 from matches.progress import match_progress
 from matches.selectors import (
@@ -143,6 +144,7 @@ def _bot_page(
         ),
         "record": bot_record(bot_id=bot.pk, rated=True),
         "unrated_record": bot_record(bot_id=bot.pk, rated=False),
+        "luck": bot_luck(bot_id=bot.pk),
         "matches": recent_matches(limit=RECENT, bot_id=bot.pk),
         "fault_help": FAULT_HELP,
     }

@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
 from django import template
+from django.template.defaultfilters import floatformat
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -61,6 +62,13 @@ _STATUS = {
 def version_status(status: str) -> str:
     """A version's, match's or tournament's status in words of the active language."""
     return str(_STATUS.get(status, status))
+
+
+@register.filter
+def signed(value: float) -> str:
+    """A number with its sign always shown and one decimal at most: "+40", "-3.5", "0"."""
+    text = str(floatformat(value, -1))
+    return f"+{text}" if value > 0 and text.strip("0.,") else text
 
 
 @register.filter

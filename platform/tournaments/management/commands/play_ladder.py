@@ -3,8 +3,10 @@
 The quick start (``scripts/run.sh``) executes tasks inline and has no beat scheduler, so nothing
 else would top the ladders up: this command does it every ``--every`` seconds, and with inline
 execution each match it queues is played and rated right here, in this process, while the site
-serves the results as they are recorded. Under ``ARENA_EXECUTION=celery`` it only queues (the
-workers play), which is what beat's ``schedule-ladders`` job does.
+serves the results as they are recorded, and the seats' luck is computed after them
+(``matches.luck``, beat's ``compute-luck`` in a deployment). Under ``ARENA_EXECUTION=celery``
+it only queues (the workers play and compute), which is what beat's ``schedule-ladders`` job
+does.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from matches.luck import matches_luck_fill
 from matches.services import matches_reap
 from tournaments.services import ladders_schedule
 
@@ -40,6 +43,8 @@ class Command(BaseCommand):
                 verb = "played" if inline else "queued"
                 counts = ", ".join(f"{game} {n}" for game, n in created.items() if n)
                 self.stdout.write(f"ladder: {verb} {played} matches ({counts})")
+            if inline:
+                matches_luck_fill()
             done += 1
             if opts["rounds"] == 0 or done < opts["rounds"]:
                 time.sleep(max(0.0, opts["every"] - (time.monotonic() - started)))
