@@ -57,8 +57,8 @@ class Recording(SandboxedAgent):
 
     def _charge(self, decision: clock.DecisionClock) -> None:
         self.times.append((decision.charged(), time.monotonic() - decision.started))
-        if decision.group is not None:
-            self.cpu_seconds += decision.group.cpu_seconds() - decision._cpu
+        if decision.group is not None and decision.at_start is not None:
+            self.cpu_seconds += decision.group.cpu_seconds() - decision.at_start.cpu
         super()._charge(decision)
 
 

@@ -1,13 +1,20 @@
 """Sandbox benchmark: start-up, per-decision round trip, and whole sandboxed matches.
 
-    .venv/bin/python benchmarks/sandbox.py [--repeat 7] [--decisions 3000]
+    .venv/bin/python benchmarks/sandbox.py [--repeat 7] [--decisions 3000] [--stream 10]
 
 The decision round trip is measured with the bot frozen between its decisions (the default:
-a thaw before each ``act`` and a freeze after each reply) and without. Every figure is a median
-over repeats, measured twice: with the referee (this process) and the
-bots free to run on any CPU, and pinned to one CPU (``os.sched_setaffinity``; the bots inherit
-it), which saves the cross-CPU wake-ups of a ping-pong protocol. Bots are the packaged random bot
-(``examples/random``) under the full sandbox (bubblewrap, rlimits, a uid slot when root).
+a thaw before each ``act`` and a freeze after each reply, its group's CPU time and CPU wait
+read for the clock and the off-turn accounting) and without, against the floor measured
+interleaved with them in the same run: the raw pipe through bubblewrap (the same act line,
+encoded, written to the same bot in the same sandbox without a control group, its reply read
+and parsed). Start-up is set against one bubblewrap start (the same sandbox, with the bot's uid,
+running a trusted no-op: spawn to exit). Every figure is a median over repeats, measured twice:
+with the referee (this process) and the bots free to run on any CPU, and pinned to one CPU
+(``os.sched_setaffinity``; the bots inherit it), which saves the cross-CPU wake-ups of a
+ping-pong protocol. Bots are the packaged random bot (``examples/random``) under the full
+sandbox (bubblewrap, rlimits, a uid slot when root). Then steady streams (any CPU): matches
+played back to back with fresh sandboxed bots for every game, wall and CPU time per match
+(CPU: this process and every bot process).
 
 Then the runtimes of issue 17 (any CPU): the numpy starter kit's start-up (spawn -> ``ready``,
 numpy imported), the C++ starter kit's decision round trip against the Python random bot's, and
@@ -17,19 +24,22 @@ the C++ starter kit's compile time in the build sandbox (no cache).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from sandbox import Limits, SandboxedAgent, cgroups, load_bot  # noqa: E402
+from sandbox import Limits, SandboxedAgent, cgroups, load_bot, protocol  # noqa: E402
+from sandbox.bwrap import canary  # noqa: E402
 from sandbox.compile import built, compile_sources  # noqa: E402
+from sandbox.slots import uid_pool  # noqa: E402
 
 RANDOM_BOT = ROOT / "examples" / "random"
 NUMPY_BOT = ROOT / "examples" / "numpy"
@@ -40,6 +50,11 @@ TARGETS = {  # what issue 6 asks of this machine
     "barbu geronimo match": 500.0,
     "belote match": 250.0,
 }
+RATIO_TARGETS = {  # issue 33: against the floor measured in the same run
+    "round trip / raw pipe": 1.3,
+    "4 bots ready / one bwrap start": 1.5,
+}
+STREAM_TARGETS = {"belote duplicate": 100.0, "barbu geronimo": 200.0}  # ms of wall per match
 NUMPY_READY_TARGET_MS = 150.0
 CPP_ROUND_TRIP_TARGET = 1.2  # times the Python bot's
 
@@ -62,11 +77,27 @@ def startup(bot: object, limits: Limits) -> float:
     return elapsed
 
 
+@contextlib.contextmanager
+def no_control_group() -> Iterator[None]:
+    """Agents made inside get no control group (no freezing, no accounting)."""
+    before = os.environ.get("ARENA_SANDBOX_CGROUPS")
+    os.environ["ARENA_SANDBOX_CGROUPS"] = "off"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["ARENA_SANDBOX_CGROUPS"]
+        else:
+            os.environ["ARENA_SANDBOX_CGROUPS"] = before
+
+
 def round_trips(
-    bot: object, limits: Limits, decisions: int, *, frozen: bool = True
+    bot: object, limits: Limits, decisions: int, *, frozen: bool = True, raw: bool = False
 ) -> tuple[float, float]:
     """Median and 90th percentile (ms) of act() on one persistent bot with a real observation;
-    ``frozen``: the bot's control group is frozen between its decisions (the default)."""
+    ``frozen``: the bot's control group is frozen between its decisions (the default). ``raw``:
+    the floor instead, the raw pipe through bubblewrap: the same act line encoded, written to
+    the bot (in the same sandbox, without a control group) and its reply read and parsed."""
     game = engine.load_game("belote")
     state = game.new_initial_state(3)
     while state.observation(state.current_player())["phase"] != "play":
@@ -74,16 +105,54 @@ def round_trips(
     seat = state.current_player()
     observation, legal = state.observation(seat), state.legal_actions()
     times = []
-    agent = SandboxedAgent(bot, limits, run_between_turns=not frozen)  # type: ignore[arg-type]
+    with no_control_group() if raw else contextlib.nullcontext():
+        agent = SandboxedAgent(bot, limits, run_between_turns=not frozen)  # type: ignore[arg-type]
     with agent:
         agent.start({"game": "belote", "seat": seat, "params": {}})
         agent.wait_ready()
-        for _ in range(decisions):
+        process = agent._res.process
+        assert process is not None
+        for decision in range(1, decisions + 1):
             started = time.perf_counter()
-            agent.act(observation, legal)
+            if raw:
+                process.send(protocol.act(decision, observation, legal, 10**9), started + 5)
+                protocol.parse_reply(process.read_line(started + 5), decision)
+            else:
+                agent.act(observation, legal)
             times.append(time.perf_counter() - started)
     times.sort()
     return statistics.median(times) * 1000, times[int(len(times) * 0.9)] * 1000
+
+
+def bwrap_start(bot: object, limits: Limits) -> float:
+    """One bubblewrap start: the bot's sandbox, as its uid, running a trusted no-op (the
+    runtime's ``--version``), spawn to exit."""
+    with SandboxedAgent(bot, limits) as agent:  # type: ignore[arg-type]
+        uid = uid_pool().start if os.geteuid() == 0 else None
+        started = time.perf_counter()
+        failed = canary(agent.runtime, agent.bot.root, limits, uid)
+        elapsed = time.perf_counter() - started
+    assert failed is None, failed
+    return elapsed
+
+
+def stream(
+    game: str, params: dict[str, object], duplicate: bool, bot: object, limits: Limits, n: int
+) -> tuple[float, float]:
+    """Wall and CPU ms per match over ``n`` matches played back to back, fresh sandboxed bots
+    for every game (CPU: this process and every process of the bots)."""
+    before, started = os.times(), time.perf_counter()
+    for seed in range(n):
+        agents = [SandboxedAgent(bot, limits) for _ in range(4)]  # type: ignore[arg-type]
+        try:
+            result = engine.run_match(game, params, agents, seed=seed, duplicate=duplicate)
+        finally:
+            for agent in agents:
+                agent.close()
+        assert not result.faults, result.faults
+    wall, after = time.perf_counter() - started, os.times()
+    cpu = sum(after[:4]) - sum(before[:4])  # user, system, children's user and system
+    return wall / n * 1000, cpu / n * 1000
 
 
 def match(game: str, params: dict[str, object], bot: object, limits: Limits) -> float:
@@ -154,12 +223,18 @@ def in_process(game: str, params: dict[str, object]) -> float:
     return time.perf_counter() - started
 
 
+def cell(value_ms: float) -> str:
+    return f"{value_ms * 1000:.1f} µs" if value_ms < 1 else f"{value_ms:.1f} ms"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--decisions", type=int, default=3000)
+    parser.add_argument("--stream", type=int, default=10, help="matches per steady stream")
     parser.add_argument("--compiles", type=int, default=3, help="C++ compile runs (median)")
     parser.add_argument("--runtimes-only", action="store_true", help="only issue 17's figures")
+    parser.add_argument("--no-runtimes", action="store_true", help="leave issue 17's figures out")
     args = parser.parse_args()
     limits = Limits(match_time_bank_ms=10**9)
     if args.runtimes_only:
@@ -171,43 +246,76 @@ def main() -> None:
     rows: dict[str, list[str]] = {}
     for cpus in (all_cpus, {min(all_cpus)}):  # any CPU, then pinned to one
         os.sched_setaffinity(0, cpus)
-        ready = median_ms(lambda: startup(bot, limits), args.repeat)
-        median, p90 = round_trips(bot, limits, args.decisions)
-        unfrozen, unfrozen_p90 = round_trips(bot, limits, args.decisions, frozen=False)
+        trips: dict[str, list[tuple[float, float]]] = {"raw": [], "frozen": [], "unfrozen": []}
+        starts: dict[str, list[float]] = {"bwrap": [], "one": [], "four": []}
+        for _ in range(args.repeat):  # interleaved: a change in the machine's load hits all
+            starts["bwrap"].append(bwrap_start(bot, limits) * 1000)
+            starts["one"].append(ready_one(bot, limits) * 1000)
+            starts["four"].append(startup(bot, limits) * 1000)
+        for _ in range(3):
+            trips["raw"].append(round_trips(bot, limits, args.decisions, raw=True))
+            trips["frozen"].append(round_trips(bot, limits, args.decisions))
+            trips["unfrozen"].append(round_trips(bot, limits, args.decisions, frozen=False))
+        trip = {
+            k: tuple(statistics.median(t[i] for t in v) for i in (0, 1)) for k, v in trips.items()
+        }
+        start = {k: statistics.median(v) for k, v in starts.items()}
         barbu = median_ms(lambda: match("barbu", {"mode": "geronimo"}, bot, limits), args.repeat)
         belote = median_ms(lambda: match("belote", {}, bot, limits), args.repeat)
-        for name, value, unit in (
-            ("4 bots ready", ready, "ms"),
-            ("decision round trip", median, "ms"),
-            ("  (90th percentile)", p90, "ms"),
-            ("round trip, not frozen", unfrozen, "ms"),
-            ("  (90th percentile) ", unfrozen_p90, "ms"),
-            ("barbu geronimo match", barbu, "ms"),
-            ("belote match", belote, "ms"),
+        for name, value in (
+            ("one bwrap start", start["bwrap"]),
+            ("one bot ready", start["one"]),
+            ("4 bots ready", start["four"]),
+            ("raw pipe round trip", trip["raw"][0]),
+            ("decision round trip", trip["frozen"][0]),
+            ("  (90th percentile)", trip["frozen"][1]),
+            ("round trip, not frozen", trip["unfrozen"][0]),
+            ("  (90th percentile) ", trip["unfrozen"][1]),
+            ("barbu geronimo match", barbu),
+            ("belote match", belote),
         ):
-            rows.setdefault(name, []).append(
-                f"{value * 1000:.1f} µs" if name.strip().startswith(("decision", "(", "round")) and
-                value < 1 else f"{value:.1f} {unit}"
-            )  # fmt: skip
+            rows.setdefault(name, []).append(cell(value))
+        for name, value in (
+            ("round trip / raw pipe", trip["frozen"][0] / trip["raw"][0]),
+            ("not frozen / raw pipe", trip["unfrozen"][0] / trip["raw"][0]),
+            ("4 bots ready / one bwrap start", start["four"] / start["bwrap"]),
+            ("4 bots ready / one bot ready", start["four"] / start["one"]),
+        ):
+            rows.setdefault(name, []).append(f"{value:.2f} ×")
         os.sched_setaffinity(0, all_cpus)
+    streams = {
+        "belote duplicate": stream("belote", {}, True, bot, limits, args.stream),
+        "barbu geronimo": stream("barbu", {"mode": "geronimo"}, False, bot, limits, args.stream),
+    }
     baseline_barbu = median_ms(lambda: in_process("barbu", {"mode": "geronimo"}), args.repeat)
     baseline_belote = median_ms(lambda: in_process("belote", {}), args.repeat)
     bot.close()
 
     print(f"sandbox benchmark: {len(all_cpus)} CPUs, median of {args.repeat} runs, "
-          f"{args.decisions} round trips; {cgroups.describe_mode()}")  # fmt: skip
-    print(f"{'':24} {'any CPU':>12} {'pinned':>12} {'target':>10}")
+          f"{args.decisions} round trips (median of 3 interleaved runs); load average "
+          f"{os.getloadavg()[0]:.1f}; {cgroups.describe_mode()}")  # fmt: skip
+    print(f"{'':32} {'any CPU':>12} {'pinned':>12} {'target':>10}")
     for name, values in rows.items():
         target = TARGETS.get(name)
+        ratio = RATIO_TARGETS.get(name)
         shown = (
-            ""
+            f"≤ {ratio} ×"
+            if ratio is not None
+            else ""
             if target is None
             else (f"≤ {target * 1000:.0f} µs" if target < 1 else f"≤ {target:.0f} ms")
         )
-        print(f"{name:24} {values[0]:>12} {values[1]:>12} {shown:>10}")
+        print(f"{name:32} {values[0]:>12} {values[1]:>12} {shown:>10}")
+    print(
+        f"steady streams of {args.stream} matches, fresh sandboxed bots for every game (any CPU):"
+    )
+    for name, (wall, cpu) in streams.items():
+        print(f"  {name:30} {wall:7.1f} ms wall per match (target ≤ {STREAM_TARGETS[name]:.0f}), "
+              f"{cpu:.1f} ms CPU")  # fmt: skip
     print(f"in-process random agents: barbu geronimo {baseline_barbu:.1f} ms, "
           f"belote {baseline_belote:.1f} ms")  # fmt: skip
-    runtimes(limits, args.repeat, args.decisions, args.compiles)
+    if not args.no_runtimes:
+        runtimes(limits, args.repeat, args.decisions, args.compiles)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import threading
 import time
 import weakref
 from pathlib import Path
@@ -42,7 +43,7 @@ from .bwrap import (
     check_bwrap,
     rlimit_argv,
 )
-from .cgroups import BotGroup
+from .cgroups import BotGroup, Usage
 from .clock import DecisionClock
 from .clock import kind as clock_kind
 from .limits import DEFAULT_LIMITS, Limits, MiB
@@ -69,6 +70,7 @@ class _Resources:
         self.wrapped = False  # the process is bubblewrap, with the bot inside (not trusted)
         self.slot: Slot | None = None
         self.package: BotPackage | None = None  # only when the agent loaded it itself
+        self.stopping: list[_Stopping] = []  # finished games' bots, stopped in the background
 
     def end_process(self) -> None:
         """Kill every process of the bot and return only once all are gone; then free the slot
@@ -103,11 +105,47 @@ class _Resources:
                 log.error("sandbox uid %s is not reused: its processes did not end", self.slot.uid)
             self.slot = None
 
+    def detach(self) -> _Resources:
+        """The current game's process, group and slot, moved to a holder of their own."""
+        moved = _Resources()
+        moved.process, moved.group, moved.wrapped, moved.slot = (
+            self.process, self.group, self.wrapped, self.slot
+        )  # fmt: skip
+        self.process, self.group, self.wrapped, self.slot = None, None, False, None
+        return moved
+
     def close(self) -> None:
         self.end_process()
+        for stopping in self.stopping:
+            stopping.thread.join()
         if self.package is not None:
             self.package.close()
             self.package = None
+
+
+class _Stopping:
+    """A finished game's bot, stopped by a thread of its own so that the next game does not
+    wait for it: it has :data:`OVER_GRACE_S` to write its last stderr and exit, then every
+    process of it is killed and reaped, its group removed and its uid freed
+    (:meth:`_Resources.end_process`). Its stderr and memory peak are taken once it is joined."""
+
+    def __init__(self, res: _Resources, game: int) -> None:
+        self.res, self.game = res, game
+        self.process = res.process
+        self.memory_peak: int | None = None
+        self.thread = threading.Thread(target=self._run, name="sandbox-stop", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            if self.process is not None:
+                self.process.drain_post_mortem(time.monotonic() + OVER_GRACE_S)
+            if self.res.group is not None:
+                self.memory_peak = self.res.group.memory_peak_bytes()
+        except OSError:
+            log.exception("sandbox: reading a finished bot's last output or memory peak")
+        finally:
+            self.res.end_process()
 
 
 class SandboxedAgent(Agent):
@@ -175,12 +213,13 @@ class SandboxedAgent(Agent):
         #: and the highest memory use of its group in any game; both need a control group
         self.off_turn_cpu_seconds = 0.0
         self.memory_peak_bytes: int | None = None
-        self._turn_end_cpu: float | None = None
+        self._turn_end: Usage | None = None  # the group's usage when its last turn ended
         self._log = RingBuffer(limits.max_stderr_bytes)
         self._act_started: int | None = None  # the stderr position when the current act began
         self._games = 0
         self._seq = 0
         self._ready = False
+        self._hello: bytes | None = None  # not sent yet: the process waits at its gate
 
     # -- the Agent interface ------------------------------------------------------------------
 
@@ -210,12 +249,7 @@ class SandboxedAgent(Agent):
             info["game"], info["seat"], info.get("params", {}), self._hello_limits(),
             clock=clock_kind(self._res.group),
         )  # fmt: skip
-        try:
-            self._process.send(protocol.encode(hello), self._startup_deadline())
-        except (Closed, Timeout):
-            self._fail(self._startup_exit_fault())
-        except OutputLimit as err:  # sending may wait, and drains the bot's output meanwhile
-            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
+        self._hello = protocol.encode(hello)  # sent by wait_ready, once the gate is open
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
         if self._res.process is None:
@@ -233,15 +267,17 @@ class SandboxedAgent(Agent):
         except (TypeError, ValueError) as err:
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, f"observation: {err}")) from None
         process = self._process
-        self._start_turn()
         self._act_started = process.stderr.total
-        clock = DecisionClock.start(self._res.group)  # the bot's time: from its thaw to its reply
+        # into the pipe while the bot is still frozen: thawed, it finds the message at once
+        # (sent after the thaw, it would wake up twice: to go back to its read, then to read)
+        rest = process.send_now(message)
+        clock = self._start_turn()  # the bot's time: from its thaw to its reply
         try:
-            process.send(message, clock.started + allowed_ms / 1000)
+            process.send(rest, clock.started + allowed_ms / 1000)
             line = self._read_reply(process, clock, allowed_ms / 1000)
-            process.drain_ready()
+            self._end_turn(clock)
+            process.drain_ready()  # what it wrote before its reply is in the pipe already
             self._mark_act(process)
-            self._end_turn()
         except Timeout:
             self._charge(clock)
             self._fail(self._timeout_fault(allowed_ms))
@@ -276,16 +312,18 @@ class SandboxedAgent(Agent):
                 process.close_stdin()
                 if self._res.group is not None and self._res.group.frozen:
                     self._res.group.thaw()
-                process.drain_post_mortem(time.monotonic() + OVER_GRACE_S)
             except (Closed, Timeout, OutputLimit):
                 pass  # the game is over: misbehaving now changes nothing (and must not raise)
+            self._res.stopping.append(_Stopping(self._res.detach(), self._games))
         self._end_game()
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Kill the bot if it runs, release its uid and staged files. Idempotent."""
+        """Kill the bot if it runs, wait until the bots of finished games are stopped, release
+        uids and staged files. Idempotent."""
         self._end_game()
+        self._settle()
         self._finalizer()
 
     def __enter__(self) -> SandboxedAgent:
@@ -296,7 +334,9 @@ class SandboxedAgent(Agent):
 
     @property
     def stderr_log(self) -> str:
-        """What the bot wrote to stderr (the last ``max_stderr_bytes``), for its owner only."""
+        """What the bot wrote to stderr (the last ``max_stderr_bytes``), for its owner only;
+        waits for the bots of finished games to be stopped (their last lines come then)."""
+        self._settle()
         self._collect_stderr()
         return self._log.text()
 
@@ -344,6 +384,7 @@ class SandboxedAgent(Agent):
                 max_stderr_bytes=self.limits.max_stderr_bytes,
                 pass_fds=() if seccomp_fd is None else (seccomp_fd,),
                 admit=self._res.group.add if self._res.group is not None else None,
+                open_gate=False,  # by wait_ready, beside the match's other bots
             )
         finally:
             if seccomp_fd is not None:
@@ -370,6 +411,9 @@ class SandboxedAgent(Agent):
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, "wait_ready() without start()"))
         process = self._process
         try:
+            hello, self._hello = self._hello, None
+            if hello is not None:
+                self._open_gate(process, hello)
             line = process.read_line(self._startup_deadline())
             protocol.parse_ready(line)
         except Timeout:
@@ -391,6 +435,22 @@ class SandboxedAgent(Agent):
         self._ready = True
         self.startup_seconds.append(time.monotonic() - process.started)
         self._end_turn()
+
+    def _open_gate(self, process: BotProcess, hello: bytes) -> None:
+        """Admit the bot's process to its group, let it start, send ``hello``. Here, not in
+        :meth:`start`: a runner waits for its bots side by side (each ``wait_ready`` in a thread
+        of its own), so their admissions share one wait of the kernel's."""
+        try:
+            process.open_gate()
+        except OSError as err:
+            fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
+            self._fail(fault)
+        try:
+            process.send(hello, self._startup_deadline())
+        except (Closed, Timeout):
+            self._fail(self._startup_exit_fault())
+        except OutputLimit as err:  # sending may wait, and drains the bot's output meanwhile
+            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
 
     @staticmethod
     def _read_reply(process: BotProcess, clock: DecisionClock, allowed_s: float) -> bytes:
@@ -511,44 +571,74 @@ class SandboxedAgent(Agent):
         if started is not None and process.stderr.total > started:
             process.stderr.mark(started, f"--- act {self._seq} ---\n".encode())
 
-    def _collect_stderr(self, process: BotProcess | None = None) -> None:
+    def _settle(self) -> None:
+        """Wait for the bots of finished games to be stopped; log their stderr, game by game."""
+        while self._res.stopping:
+            stopping = self._res.stopping.pop(0)
+            stopping.thread.join()
+            self._note_memory_peak(stopping.memory_peak)
+            if stopping.process is not None:
+                self._collect_stderr(stopping.process, stopping.game)
+
+    def _note_memory_peak(self, peak: int | None) -> None:
+        if peak is not None:
+            self.memory_peak_bytes = max(peak, self.memory_peak_bytes or 0)
+
+    def _collect_stderr(self, process: BotProcess | None = None, game: int | None = None) -> None:
         process = process or self._res.process
-        if process is not None:
+        if process is not None and game is None:
             self._mark_act(process)  # an act cut short by a fault: what it wrote so far
         if process is not None and process.stderr.total:
-            header = f"--- game {self._games} ---\n".encode()
+            header = f"--- game {self._games if game is None else game} ---\n".encode()
             text = process.stderr.text().encode()
             room = max(0, self._log.capacity - len(header))
             self._log.write(header + (text[-room:] if room else b""))
             process.stderr = RingBuffer(process.stderr.capacity)
 
-    def _end_turn(self) -> None:
-        """Its reply is in (or it is ready): freeze it until its next ``act``."""
+    def _end_turn(self, clock: DecisionClock | None = None) -> None:
+        """Its reply is in (or it is ready): freeze it until its next ``act``, and read its
+        group's usage once, which ends ``clock`` (the decision's) and starts its off-turn."""
         group = self._res.group
         if group is not None:
             if self.freezes:
                 group.freeze(wait=False)  # stopped microseconds later; no need to wait
-            self._turn_end_cpu = group.cpu_seconds()
+            self._turn_end = usage = group.usage()
+            if clock is not None:
+                clock.stop(usage)
 
-    def _start_turn(self) -> None:
+    def _start_turn(self) -> DecisionClock:
+        """Thaw the bot for a decision; the decision's clock, started at the thaw.
+
+        A frozen group's CPU time is read once more (what it used since its turn ended, before
+        the freeze took hold, is off-turn time); its CPU wait is not: frozen, it waits for no
+        CPU, so the reading at its turn's end serves (what it waited in the microseconds
+        before the freeze took hold is a bound the clock's cap keeps small)."""
         group = self._res.group
-        if group is not None and self._turn_end_cpu is not None:
-            self.off_turn_cpu_seconds += group.cpu_seconds() - self._turn_end_cpu
-            if group.frozen:
-                group.thaw()
+        if group is None:
+            return DecisionClock.start(None)
+        last = self._turn_end
+        if group.frozen and last is not None:
+            usage = Usage(group.cpu_seconds(), last.wait)
+            group.thaw()
+        else:
+            usage = group.usage()
+        if last is not None:
+            self.off_turn_cpu_seconds += usage.cpu - last.cpu
+        return DecisionClock.start(group, usage)
 
     def _end_game(self) -> None:
-        group = self._res.group
-        if group is not None:
-            peak = group.memory_peak_bytes()
-            if peak is not None:
-                self.memory_peak_bytes = max(peak, self.memory_peak_bytes or 0)
+        """Stop the current game's bot now (a fault, or the agent closing mid-game)."""
         process = self._res.process
+        if process is not None:
+            self._settle()  # earlier games' stderr comes first in the log
+            if self._res.group is not None:
+                self._note_memory_peak(self._res.group.memory_peak_bytes())
         self._res.end_process()
         if process is not None:
             self._collect_stderr(process)
         self._ready = False
-        self._turn_end_cpu = None
+        self._hello = None
+        self._turn_end = None
 
 
 def _signal_name(signum: int) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .cgroups import BotGroup
+from .cgroups import BotGroup, Usage
 
 #: ``hello``'s ``clock``: how the bot's time is counted
 WALL = "wall"
@@ -40,29 +40,35 @@ class DecisionClock:
 
     group: BotGroup | None
     started: float
-    _cpu: float = 0.0
-    _wait: float | None = None
+    at_start: Usage | None = None  # the group's usage when the decision began
+    _stopped: tuple[float, Usage] | None = None  # the time and the group's usage at the reply
 
     @classmethod
-    def start(cls, group: BotGroup | None) -> DecisionClock:
+    def start(cls, group: BotGroup | None, usage: Usage | None = None) -> DecisionClock:
+        """``usage``: the group's, read just before (a frozen group's does not move)."""
         if group is None:
             return cls(None, time.monotonic())
-        wait, cpu = group.cpu_wait_seconds(), group.cpu_seconds()
-        return cls(group, time.monotonic(), cpu, wait)
+        return cls(group, time.monotonic(), usage if usage is not None else group.usage())
+
+    def stop(self, usage: Usage) -> None:
+        """The reply is in and ``usage`` is the group's since: the decision's time ends here."""
+        self._stopped = (time.monotonic(), usage)
 
     def excluded(self) -> float:
         """Seconds of this decision so far the host kept the bot waiting for a CPU."""
-        if self.group is None or self._wait is None:
+        if self.group is None or self.at_start is None or self.at_start.wait is None:
             return 0.0
-        wall = time.monotonic() - self.started
-        now_wait = self.group.cpu_wait_seconds()
-        if now_wait is None:
+        now, usage = self._stopped or (time.monotonic(), self.group.usage())
+        if usage.wait is None:
             return 0.0
-        waited = now_wait - self._wait
-        off_cpu = wall - (self.group.cpu_seconds() - self._cpu)
+        waited = usage.wait - self.at_start.wait
+        if waited <= 0:
+            return 0.0
+        off_cpu = now - self.started - (usage.cpu - self.at_start.cpu)
         return max(0.0, min(waited, off_cpu))
 
     def charged(self) -> float:
-        """The decision's time so far, as charged to the bot."""
+        """The decision's time so far (or until :meth:`stop`), as charged to the bot."""
         excluded = self.excluded()
-        return max(0.0, time.monotonic() - self.started - excluded)
+        end = self._stopped[0] if self._stopped is not None else time.monotonic()
+        return max(0.0, end - self.started - excluded)

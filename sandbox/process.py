@@ -97,10 +97,15 @@ class BotProcess:
         max_stderr_bytes: int,
         pass_fds: Sequence[int] = (),
         admit: Callable[[int], None] | None = None,
+        open_gate: bool = True,
     ) -> None:
         """``admit(pid)``, if given, runs before any of ``argv`` does: the process starts as a
         gate (:data:`~sandbox.cgroups.GATE_ARGV`) that waits for one line on its stdin, which
-        is sent once ``admit`` returned (it moves the pid into the bot's control group)."""
+        is sent once ``admit`` returned (it moves the pid into the bot's control group). With
+        ``open_gate=False`` that happens in :meth:`open_gate`, which the caller may run in
+        another thread: the bots of a match are admitted side by side, sharing the kernel's
+        wait for an RCU grace period (milliseconds) that each move into a group may cost."""
+        self._admit = admit
         if admit is not None:
             argv = [*GATE_ARGV, *argv]
         self.max_line_bytes = max_line_bytes
@@ -137,10 +142,16 @@ class BotProcess:
         self._exit: ExitInfo | None = None
         self._killed = False
         self._closed = False
+        if open_gate:
+            self.open_gate()
+
+    def open_gate(self) -> None:
+        """Admit the gated process and let it start ``argv`` (once; nothing if not gated)."""
+        admit, self._admit = self._admit, None
         if admit is not None:
             try:
                 admit(self.pid)
-                os.write(self._stdin, b"\n")  # an empty pipe has room: never blocks
+                os.write(self._stdin, b"\n")  # nothing was written before: never blocks
             except BaseException:
                 self.kill()
                 raise
@@ -160,6 +171,14 @@ class BotProcess:
             view = view[written:]
             if view:
                 self._wait_writable(deadline)
+
+    def send_now(self, data: bytes) -> bytes:
+        """Write what the pipe takes without waiting; the rest, for :meth:`send` (a closed
+        pipe is left for it to report)."""
+        try:
+            return data[os.write(self._stdin, data) :]
+        except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+            return data
 
     def _wait_writable(self, deadline: float) -> None:
         key = self._selector.register(self._stdin, selectors.EVENT_WRITE)

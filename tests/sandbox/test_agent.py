@@ -333,8 +333,8 @@ def test_stderr_written_after_over_reaches_the_log(
         bot.start({"game": GAME, "seat": 0, "params": PARAMS})
         bot.act({}, ["a", "b"])
         bot.finish({"scores": [3, 1, 3, 1]})
+        log = bot.stderr_log  # waits until the finished bot is stopped
         assert gone(path.stem) == []  # it exited by itself: nothing of it is left
-        log = bot.stderr_log
     assert "final scores [3, 1, 3, 1]" in log and "stdin closed: bye" in log
 
 

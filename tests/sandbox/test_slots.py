@@ -90,7 +90,8 @@ def test_a_groups_teardown_spares_other_processes_of_its_uid(
              "--", "sleep", "600"]
         )  # fmt: skip
         try:
-            bot.finish({})  # a sweep by uid would return only once the bystander is a zombie
+            bot.finish({})
+            bot.close()  # waits for the teardown; a sweep by uid would kill the bystander
             assert bystander.poll() is None, "the teardown killed a process outside the group"
         finally:
             bystander.kill()
