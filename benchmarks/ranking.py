@@ -396,6 +396,8 @@ class RunResult:
     found: dict[str, int | None]  # per schedule run: deals to the verdict, None if not reached
     coverage: dict[int, bool]
     spearman: dict[int, dict[str, float]]
+    #: per luck-corrected schedule, the coverage at the setup's checkpoints (its own results)
+    corrected_coverage: dict[str, dict[int, bool]] = field(default_factory=dict)
 
 
 def checkpoints_of(setup: Setup, run: int) -> list[int]:
@@ -418,14 +420,21 @@ def one_run(setup: Setup, run: int, modes: Sequence[str] = tuple(SCHEDULES)) -> 
 
     found: dict[str, int | None] = {}
     dup, found["duplicate"] = play("duplicate", at_least=max(points))  # also the checkpoints'
+    corrected_coverage: dict[str, dict[int, bool]] = {}
     for mode in modes:
-        if mode != "duplicate":
+        if mode == "duplicate":
+            continue
+        if not SCHEDULES[mode].corrected:
             _, found[mode] = play(mode)
+            continue
+        trace, found[mode] = play(mode, at_least=max(setup.checkpoints))
+        corrected_coverage[mode] = {point: intervals_hold(trace.results[:point], bots, run)
+                                    for point in setup.checkpoints}  # fmt: skip
     coverage, spearman = {}, {}
     for point in points:
         coverage[point] = intervals_hold(dup.results[:point], bots, run)
         spearman[point] = spearman_scores(dup.results[:point], bots)
-    return RunResult(found, coverage, spearman)
+    return RunResult(found, coverage, spearman, corrected_coverage)
 
 
 @dataclass
@@ -529,6 +538,11 @@ def summarise(setup: Setup, results: list[RunResult], margin: list[Margin]) -> d
         **{mode: median_deals(runs) for mode, runs in deals.items()},
         **{f"{mode}_runs": runs for mode, runs in deals.items()},
         "coverage": coverage, "spearman": spearman, "checkpoint_runs": measured,
+        "corrected_coverage": {
+            mode: {point: statistics.mean(r.corrected_coverage[mode][point] for r in results)
+                   for point in setup.checkpoints}
+            for mode in results[0].corrected_coverage
+        },
     }  # fmt: skip
 
 
@@ -575,6 +589,9 @@ def print_summary(s: dict[str, Any]) -> None:
               f"{share:.0%};"
               f" Spearman Elo {rho['elo']:.3f}, BT/PL {rho['bt_pl']:.3f},"
               f" openskill {rho['openskill']:.3f}")  # fmt: skip
+    for mode, shares in s.get("corrected_coverage", {}).items():
+        held = ", ".join(f"after {point} matches {share:.0%}" for point, share in shares.items())
+        print(f"  {mode}: intervals hold the true order {held}")
 
 
 CURVES = (  # summary key, legend, colour, dash
