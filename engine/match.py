@@ -90,11 +90,8 @@ class MatchResult:
 def placings(scores: Sequence[float], last: Sequence[int] = ()) -> list[int]:
     """Competition ranking (ties share the better place); indices in ``last`` rank below all."""
     demoted = set(last)
-
-    def key(i: int) -> tuple[int, float]:
-        return (0 if i in demoted else 1, scores[i])
-
-    return [1 + sum(1 for j in range(len(scores)) if key(j) > key(i)) for i in range(len(scores))]
+    keys = [(0 if i in demoted else 1, score) for i, score in enumerate(scores)]
+    return [1 + sum(other > key for other in keys) for key in keys]
 
 
 def play_game(

@@ -73,16 +73,18 @@ def board_rankings(
     theirs); a bot's place is ``1 +`` the bots strictly ahead, and a bot that faulted anywhere in
     the match ranks last on every board."""
     faulted = {s.bot for s in seats if s.faulted}
+    ranked: dict[tuple[float, ...], list[tuple[int, int]]] = {}  # boards that ended alike
     rankings: list[list[tuple[int, int]]] = []
     for board in boards:
-        scores = _bot_scores(seats, board)
-        places = engine.placings(list(scores.values()))
-        rankings.append(
-            [
+        key = tuple(board)
+        if key not in ranked:
+            scores = _bot_scores(seats, board)
+            places = engine.placings(list(scores.values()))
+            ranked[key] = [
                 (bot, place + FAULT_RANK if bot in faulted else place)
                 for bot, place in zip(scores, places, strict=True)
             ]
-        )
+        rankings.append(list(ranked[key]))
     return rankings
 
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
@@ -61,7 +61,6 @@ from scipy.stats import chi2
 
 Entrant = TypeVar("Entrant", bound=Hashable)
 FloatArray = NDArray[np.float64]
-Pair = tuple[FloatArray, FloatArray]
 IntArray = NDArray[np.int64]
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)
@@ -73,8 +72,13 @@ MIN_DISPERSION = 0.01
 Z95 = 1.959963984540054
 MAX_TIED = 8  # 2**(d-1)·d choices for d tied entrants: a table is at most 6 seats
 _MAX_ITERATIONS = 100
-_TOLERANCE = 1e-9
-_CHUNK_CELLS = 4_000_000  # floats per batched array: bounds memory for large ladders
+_TOLERANCE = 1e-7
+#: the conjugate gradients' relative residual is at most this (and shrinks with the gradient)
+_FORCING = 0.1
+#: ``exp θ`` more than this far below the strongest entrant's is taken as this far (120,000
+#: Elo points, far past any fit): every alternative set's sum stays positive
+_EXP_FLOOR = 700.0
+_CHUNK_CELLS = 2_000_000  # floats per batched array: bounds memory for large ladders
 
 
 class StrengthError(ValueError):
@@ -142,12 +146,18 @@ def choices_from_matches(
     for m, rankings in enumerate(matches):
         if not rankings:
             raise StrengthError(f"match {m} has no finishing order")
-        row: dict[int, float] = {}
+        # identical orders of a match (a duplicate set's boards often end alike) become one
+        # of their summed weight before they become choices
+        distinct: dict[tuple[tuple[Entrant, int], ...], float] = {}
         for ranking in rankings:
             ranked, counts = (ranking.order, ranking.weight) if isinstance(ranking, Weighted) \
                 else (ranking, 1.0)  # fmt: skip
             boards_of_two = len(rankings) > 1 and len(ranked) == 2
             measured[m] |= isinstance(ranking, Weighted) or boards_of_two
+            key = tuple(ranked)
+            distinct[key] = distinct.get(key, 0.0) + counts
+        row: dict[int, float] = {}
+        for ranked, counts in distinct.items():
             places = _places(m, ranked, index, order, fixed=entrants is not None)
             for pick, among, weight in _tie_averaged_choices(places):
                 u = keys.setdefault((pick, among), len(keys))
@@ -253,25 +263,19 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
     """The (penalised) maximum-likelihood strengths of all matches in ``choices``."""
     if alpha < 0:
         raise StrengthError("alpha must be at least 0")
-    weights = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
-    theta, hessian = _newton(choices, weights, alpha)
+    design = _design(choices)
+    weights = np.ones((choices.matches, 1))
+    theta = _full_fit(design, _data(design, weights), alpha)
     if choices.measured.any():  # such boards inform by their dispersion, not a coin's
-        phi = _dispersion(choices, theta[0])
-        weights = weights + (1.0 / phi - 1.0) * _row_sum(choices.weights, choices.measured)
-        _, hessian = _derivatives(choices, weights, theta, np.zeros_like(theta), alpha)
+        weights[choices.measured] = 1.0 / _dispersion(choices, theta[:, 0])
     n = len(choices.entrants)
-    # The (Σθ)² term pins the mean without changing any difference (see _newton); remove it
+    # The (Σθ)² term pins the mean without changing any difference (see _Design); remove it
     # again so the covariance of differences is the information's pseudo-inverse.
-    information = hessian[0] - np.ones((n, n))
+    information = _hessian_at(design, _data(design, weights), theta, alpha) - np.ones((n, n))
     # Strengths are centred: project out the common shift, which only the prior pins down.
     centre = np.eye(n) - np.full((n, n), 1.0 / n)
     covariance = centre @ np.linalg.pinv(information, hermitian=True) @ centre
-    return Fit(choices.entrants, theta[0], covariance)
-
-
-def _row_sum(weights: sparse.csr_matrix, rows: NDArray[np.bool_]) -> FloatArray:
-    """The column sums of the ``rows`` of ``weights``, as a 1 × choices array."""
-    return np.asarray(weights[np.flatnonzero(rows)].sum(axis=0), dtype=np.float64).reshape(1, -1)
+    return Fit(choices.entrants, theta[:, 0], covariance)
 
 
 def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
@@ -296,18 +300,17 @@ def _dispersion(choices: Choices[Entrant], theta: FloatArray) -> float:
     if choices.mask.sum(axis=1).max(initial=0) > 2:
         return 1.0
     first, second = choices.alternatives[:, 0], choices.alternatives[:, 1]
-    pairs = {(int(i), int(j)) for i, j in zip(first, second, strict=True)}
-    pair_index = {pair: k for k, pair in enumerate(sorted(pairs))}
-    column = np.array([pair_index[int(i), int(j)] for i, j in zip(first, second, strict=True)])
-    to_pair = sparse.csr_matrix(
-        (np.ones(len(column)), (np.arange(len(column)), column)), shape=(len(column), len(pairs))
-    )
+    pairs, column = np.unique(np.stack([first, second], axis=1), axis=0, return_inverse=True)
+    column = column.reshape(-1)
     won_first = (choices.chosen == first).astype(np.float64)
-    measured = choices.weights[np.flatnonzero(choices.measured)]
-    boards = np.asarray((measured @ to_pair).todense())  # measured matches × pairs
-    taken = np.asarray((measured @ sparse.diags(won_first) @ to_pair).todense())
-    ordered = np.array(sorted(pairs)).reshape(-1, 2)
-    p = 1.0 / (1.0 + np.exp(theta[ordered[:, 1]] - theta[ordered[:, 0]]))  # first over second
+    measured = choices.weights[np.flatnonzero(choices.measured)].tocoo()  # matches × choices
+    # one cell per measured match and pair (sparse: a match meets one pair of the ladder's)
+    key = measured.row.astype(np.int64) * len(pairs) + column[measured.col]
+    cells, cell = np.unique(key, return_inverse=True)
+    boards = np.bincount(cell, weights=measured.data, minlength=len(cells))
+    taken = np.bincount(cell, weights=measured.data * won_first[measured.col], minlength=len(cells))
+    pair = pairs[cells % max(1, len(pairs))]
+    p = 1.0 / (1.0 + np.exp(theta[pair[:, 1]] - theta[pair[:, 0]]))  # first over second
     played = boards > 0
     residual = (taken - boards * p)[played]
     variance = (boards * p * (1.0 - p))[played]
@@ -335,215 +338,280 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     Every row is solved by truncated Newton (:func:`_newton_cg`) from the fit of all matches
     (each counted once), with that fit's inverse Hessian as the conjugate gradient's
     preconditioner: a resample's optimum is near the full fit's, and each step then costs
-    Hessian-vector products instead of assembling and solving an entrants × entrants system
-    per row (1,000 bots: about 10 minutes for 200 resamples by Newton's method; issue 35). The
-    objective is strictly convex, so the optimum is the same; a row that has not converged
-    after :data:`_MAX_ITERATIONS` steps is finished by Newton's method."""
+    Hessian-vector products, a few sparse products each (:func:`_hessian_times`), instead of
+    assembling and solving an entrants × entrants system per row. The objective is strictly
+    convex, so the optimum is the same as Newton's method finds; a row that has not converged
+    after :data:`_MAX_ITERATIONS` steps is finished by Newton's method (issue 35: 1,000 bots
+    and 20,000 Barbu matches took about 10 minutes for 200 resamples by Newton's method, then
+    two minutes by truncated Newton over the choices' alternatives one by one)."""
+    design = _design(choices)
     n = len(choices.entrants)
     out = np.empty((match_weights.shape[0], n))
     if match_weights.shape[0] == 0:
         return out
-    full = np.asarray(choices.weights.sum(axis=0), dtype=np.float64).reshape(1, -1)
-    start_theta, hessian = _newton(choices, full, alpha)
-    inverse = np.linalg.inv(hessian[0])
-    full_diagonal = np.diag(hessian[0]).copy()
-    per_set = max(1, 4 * choices.chosen.shape[0] * max(1, choices.alternatives.shape[1]) + n)
-    batch = max(1, _CHUNK_CELLS // per_set)
-    for start in range(0, match_weights.shape[0], batch):
-        weights = np.asarray((choices.weights.T @ match_weights[start : start + batch].T).T)
-        theta, done = _newton_cg(choices, weights, alpha, start_theta, inverse, full_diagonal)
-        out[start : start + batch] = theta
+    full = _data(design, np.ones((choices.matches, 1)))
+    start = _full_fit(design, full, alpha)
+    hessian = _hessian_at(design, full, start, alpha)
+    step = _newton_cg(design, alpha, np.asarray(np.linalg.inv(hessian)), np.diag(hessian))
+    batch = max(1, _CHUNK_CELLS // (design.incidence.shape[0] + n))
+    for first in range(0, match_weights.shape[0], batch):
+        data = _data(design, match_weights[first : first + batch].T)
+        theta, done = _minimise(
+            design, data, alpha, np.repeat(start, data.wins.shape[1], axis=1), step
+        )
         if not done.all():
             rest = np.flatnonzero(~done)
-            out[start + rest], _ = _newton(choices, weights[rest], alpha)
+            theta[:, rest], _ = _minimise(
+                design, data.columns(rest), alpha, theta[:, rest], _newton_step(design, alpha)
+            )
+        out[first : first + batch] = theta.T
     return out
 
 
-def _newton_cg(
-    choices: Choices[Entrant], weights: FloatArray, alpha: float, start: FloatArray,
-    inverse: FloatArray, full_diagonal: FloatArray,
-) -> tuple[FloatArray, NDArray[np.bool_]]:  # fmt: skip
-    """Minimise every row's objective (see :func:`_newton`) from ``start``: Newton steps whose
-    systems are solved by conjugate gradients preconditioned with ``inverse``, to a relative
-    residual that shrinks with the gradient (so the steps end as Newton's do); ``(centred θ
-    per row, whether each row converged)``."""
-    sets = weights.shape[0]
-    theta = np.repeat(start.reshape(1, -1), sets, axis=0)
-    done = np.zeros(sets, dtype=bool)
-    if choices.chosen.shape[0] == 0:
-        return theta - theta.mean(axis=1, keepdims=True), ~done
-    n = theta.shape[1]
-    wins = _scatter(weights[..., None], choices.chosen[:, None], n)
-    value = _objective(choices, weights, theta, wins, alpha)
-    for _ in range(_MAX_ITERATIONS):
-        gradient, p, wp = _gradient(choices, weights, theta, wins, alpha)
-        gradient[done] = 0.0
-        size = np.sqrt((gradient**2).sum(axis=1))
-        forcing = np.minimum(0.5, np.sqrt(size)) * size
-        # the preconditioner rescaled to this row's curvature per entrant (its diagonal): a
-        # resample counts a bot's matches 0, 1, 2… times, so a bot of few matches may weigh
-        # half or twice what it weighs in the full fit
-        diagonal = _scatter(wp * (1.0 - p), choices.alternatives, n) + alpha + 1.0
-        rescale = np.sqrt(full_diagonal / diagonal)
-        step = _conjugate_gradients(choices, p, wp, alpha, gradient, inverse, rescale, forcing)
-        theta, value, scale = _line_search(choices, weights, wins, alpha, theta, value, step)
-        done |= np.abs(scale[:, None] * step).max(axis=1) < _TOLERANCE
-        if done.all():
-            break
-    return theta - theta.mean(axis=1, keepdims=True), done
+class _Design(NamedTuple):
+    """What the likelihood reads of the choices: the distinct sets of alternatives choices were
+    made among, and per match how much of a choice among each set it holds and how much of
+    each entrant it chose. Choices among the same set share its softmax, so the objective
+    ``f(θ) = Σ_A T_A log Σ_{j∈A} exp θ_j − Σ_i W_i θ_i + α/2 ‖θ‖² + ½ (Σθ)²`` (``T_A``: the
+    weight of choices among set ``A``, ``W_i``: of choices of entrant ``i``), its gradient and
+    its Hessian's products are products with the sparse incidence of sets and entrants: the
+    entrants' ``exp θ`` summed per set and per-set sums added back per entrant, with nothing
+    as long as all the choices' alternatives held in between."""
+
+    incidence: sparse.csr_matrix  # sets × entrants: 1 where the entrant is among the set
+    members: sparse.csr_matrix  # entrants × sets: its transpose, by rows too
+    set_weights: sparse.csr_matrix  # sets × matches: how much of a choice among the set
+    win_weights: sparse.csr_matrix  # entrants × matches: how much of a choice of the entrant
 
 
-def _conjugate_gradients(
-    choices: Choices[Entrant], p: FloatArray, wp: FloatArray, alpha: float,
-    gradient: FloatArray, inverse: FloatArray, scale: FloatArray, tolerance: FloatArray,
-) -> FloatArray:  # fmt: skip
-    """Per row, ``x`` with ``‖H x − gradient‖ ≤ tolerance`` (``H``: the row's Hessian at the
-    softmax ``p``, applied by :func:`_hessian_times`), preconditioned with ``inverse``."""
-    x = np.zeros_like(gradient)
-    residual = gradient.copy()
-    z = ((residual * scale) @ inverse) * scale
-    direction = z.copy()
-    rz = (residual * z).sum(axis=1)
-    active = np.sqrt((residual**2).sum(axis=1)) > tolerance
-    for _ in range(gradient.shape[1]):
-        if not active.any():
-            break
-        product = np.zeros_like(direction)  # rows that have converged cost nothing more
-        product[active] = _hessian_times(choices, p[active], wp[active], alpha, direction[active])
-        curvature = (direction * product).sum(axis=1)
-        length = np.where(active, rz / np.where(active, curvature, 1.0), 0.0)
-        x += length[:, None] * direction
-        residual -= length[:, None] * product
-        active &= np.sqrt((residual**2).sum(axis=1)) > tolerance
-        z = ((residual * scale) @ inverse) * scale
-        new_rz = (residual * z).sum(axis=1)
-        direction = z + np.where(active, new_rz / np.where(rz == 0.0, 1.0, rz), 0.0)[:, None] * (
-            direction
-        )
-        rz = new_rz
-    return x
+def _design(choices: Choices[Entrant]) -> _Design:
+    n, count = len(choices.entrants), choices.chosen.shape[0]
+    sets, of_choice = np.unique(
+        np.where(choices.mask, choices.alternatives, -1), axis=0, return_inverse=True
+    )
+    row, slot = np.nonzero(sets >= 0)
+    incidence = sparse.csr_matrix(
+        (np.ones(row.size), (row, sets[row, slot])), shape=(sets.shape[0], n)
+    )
+    to_set = sparse.csr_matrix(
+        (np.ones(count), (np.arange(count), of_choice.reshape(-1))), shape=(count, sets.shape[0])
+    )
+    chose = sparse.csr_matrix(
+        (np.ones(count), (np.arange(count), choices.chosen)), shape=(count, n)
+    )
+    return _Design(
+        incidence,
+        incidence.T.tocsr(),
+        (choices.weights @ to_set).T.tocsr(),
+        (choices.weights @ chose).T.tocsr(),
+    )
+
+
+class _Data(NamedTuple):
+    """Data sets, one per column: the weights of choices among each alternative set (sets ×
+    data sets) and of choices of each entrant (entrants × data sets)."""
+
+    sets: FloatArray
+    wins: FloatArray
+
+    def columns(self, keep: IntArray) -> _Data:
+        return _Data(self.sets[:, keep], self.wins[:, keep])
+
+
+def _data(design: _Design, match_weights: FloatArray) -> _Data:
+    """The data sets of ``match_weights`` (matches × data sets: how often each match counts)."""
+    return _Data(
+        np.asarray(design.set_weights @ match_weights, dtype=np.float64),
+        np.asarray(design.win_weights @ match_weights, dtype=np.float64),
+    )
+
+
+class _Point(NamedTuple):
+    """The objective at ``theta`` (entrants × data sets), per column: its ``value``,
+    ``exp θ`` scaled by the column's largest (``exp``; see :data:`_EXP_FLOOR`) and its sums per
+    alternative set (``total``, sets × data sets), the softmax of set ``A`` being
+    ``exp[A] / total[A]``."""
+
+    theta: FloatArray
+    value: FloatArray
+    exp: FloatArray
+    total: FloatArray
+
+
+def _point(design: _Design, data: _Data, theta: FloatArray, alpha: float) -> _Point:
+    top = theta.max(axis=0, initial=0.0)
+    exp = np.exp(np.maximum(theta - top, -_EXP_FLOOR))
+    total = np.asarray(design.incidence @ exp, dtype=np.float64)
+    value = (
+        (data.sets * np.log(total)).sum(axis=0) + data.sets.sum(axis=0) * top
+        - (data.wins * theta).sum(axis=0)
+        + 0.5 * alpha * (theta**2).sum(axis=0) + 0.5 * theta.sum(axis=0) ** 2
+    )  # fmt: skip
+    return _Point(theta, value, exp, total)
+
+
+class _Slope(NamedTuple):
+    """The objective's gradient at a point, with the parts of its Hessian there:
+    ``H = diag(expected) − E Mᵀ diag(curvature) M E + α I + 1 1ᵀ`` (``M``: the incidence,
+    ``E = diag(exp)``), per column. ``expected``: the choices' expected picks of each entrant,
+    ``Σ_A T_A p_A``; ``curvature``: ``T_A / total_A²`` per alternative set."""
+
+    gradient: FloatArray
+    expected: FloatArray
+    curvature: FloatArray
+
+
+def _slope(design: _Design, data: _Data, point: _Point, alpha: float) -> _Slope:
+    share = data.sets / point.total
+    expected = point.exp * np.asarray(design.members @ share, dtype=np.float64)
+    theta = point.theta
+    gradient = expected - data.wins + alpha * theta + theta.sum(axis=0)
+    return _Slope(gradient, expected, share / point.total)
 
 
 def _hessian_times(
-    choices: Choices[Entrant], p: FloatArray, wp: FloatArray, alpha: float, v: FloatArray
+    design: _Design, point: _Point, slope: _Slope, alpha: float, v: FloatArray
 ) -> FloatArray:
-    """Each row's Hessian (see :func:`_derivatives`) times that row of ``v``, without forming
-    it: for choice ``u``, ``(diag p − p pᵀ) v`` over its alternatives, weighted and summed."""
-    gathered = v[:, choices.alternatives]  # sets × choices × slots
-    mean = (p * gathered).sum(axis=2, keepdims=True)
-    product = _scatter(wp * (gathered - mean), choices.alternatives, v.shape[1])
-    return np.asarray(product + alpha * v + v.sum(axis=1, keepdims=True), dtype=np.float64)
+    """Each column's Hessian (see :class:`_Slope`) times that column of ``v``, never formed."""
+    per_set = slope.curvature * np.asarray(design.incidence @ (point.exp * v), dtype=np.float64)
+    low_rank = point.exp * np.asarray(design.members @ per_set, dtype=np.float64)
+    return np.asarray(slope.expected * v - low_rank + alpha * v + v.sum(axis=0), dtype=np.float64)
 
 
-def _scatter(values: FloatArray, columns: IntArray, n: int) -> FloatArray:
-    """sets × n: ``values[s, u, k]`` summed into column ``columns[u, k]`` of row ``s``
-    (``np.bincount``: many times faster than ``np.add.at``)."""
-    sets = values.shape[0]
-    index = (np.arange(sets)[:, None, None] * n + columns[None]).ravel()
-    summed = np.bincount(index, weights=values.ravel(), minlength=sets * n)
-    return summed.astype(np.float64).reshape(sets, n)
+def _hessian_at(design: _Design, data: _Data, theta: FloatArray, alpha: float) -> FloatArray:
+    """The Hessian of ``data``'s one column at ``theta`` (entrants × 1)."""
+    point = _point(design, data, theta, alpha)
+    return _hessian(design, point, _slope(design, data, point, alpha), alpha, 0)
+
+
+def _hessian(
+    design: _Design, point: _Point, slope: _Slope, alpha: float, column: int
+) -> FloatArray:
+    """The Hessian of one column (see :class:`_Slope`), entrants × entrants."""
+    scaled = design.incidence @ sparse.diags(point.exp[:, column])
+    low_rank = (scaled.T @ sparse.diags(slope.curvature[:, column]) @ scaled).toarray()
+    n = point.exp.shape[0]
+    return np.asarray(np.diag(slope.expected[:, column]) - low_rank + alpha * np.eye(n) + 1.0)
+
+
+Step = Callable[[_Point, _Slope], FloatArray]
+
+
+def _minimise(
+    design: _Design, data: _Data, alpha: float, theta: FloatArray, step: Step
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Minimise every column's objective from ``theta`` by Newton steps (``step``: each column's
+    Hessian system solved for its gradient, exactly or truncated) with step halving; ``(centred
+    θ, whether each column converged)``. Converged columns are set aside: the others cost what
+    they are."""
+    out = theta.copy()
+    done = np.zeros(theta.shape[1], dtype=np.bool_)
+    live = np.arange(theta.shape[1])
+    point = _point(design, data, theta, alpha)
+    for _ in range(_MAX_ITERATIONS):
+        if live.size == 0:
+            break
+        direction = step(point, _slope(design, data, point, alpha))
+        point, scale = _line_search(design, data, alpha, point, direction)
+        out[:, live] = point.theta
+        finished = np.abs(scale * direction).max(axis=0, initial=0.0) < _TOLERANCE
+        if finished.any():
+            done[live[finished]] = True
+            keep = np.flatnonzero(~finished)
+            live, data = live[keep], data.columns(keep)
+            point = _Point(*(a[..., keep] for a in point))
+    return out - out.mean(axis=0), done
 
 
 def _line_search(
-    choices: Choices[Entrant], weights: FloatArray, wins: FloatArray, alpha: float,
-    theta: FloatArray, value: FloatArray, step: FloatArray,
-) -> tuple[FloatArray, FloatArray, FloatArray]:  # fmt: skip
-    """``theta - scale · step`` per row, each row's ``scale`` halved from 1 until its objective
-    does not rise; ``(new θ, its objective, the scales)``."""
-    scale = np.ones(theta.shape[0])
+    design: _Design, data: _Data, alpha: float, point: _Point, step: FloatArray
+) -> tuple[_Point, FloatArray]:
+    """``θ − scale · step`` per column, each column's ``scale`` halved from 1 until its
+    objective does not rise; ``(the new point, the scales)``."""
+    scale = np.ones(step.shape[1])
     for _halving in range(40):
-        candidate = theta - scale[:, None] * step
-        new_value = _objective(choices, weights, candidate, wins, alpha)
-        worse = new_value > value + 1e-12 * (1.0 + np.abs(value))
+        candidate = _point(design, data, point.theta - scale * step, alpha)
+        worse = candidate.value > point.value + 1e-12 * (1.0 + np.abs(point.value))
         if not worse.any():
             break
         scale = np.where(worse, scale / 2.0, scale)
-    return candidate, new_value, scale
+    return candidate, scale
 
 
-def _newton(choices: Choices[Entrant], weights: FloatArray, alpha: float) -> Pair:
-    """Maximise every row's penalised log-likelihood at once; ``(θ, Hessian)`` per row.
+def _full_fit(design: _Design, data: _Data, alpha: float) -> FloatArray:
+    """The optimum of ``data``'s one column by Newton's method from 0 (entrants × 1)."""
+    theta = np.zeros((design.incidence.shape[1], 1))
+    return _minimise(design, data, alpha, theta, _newton_step(design, alpha))[0]
 
-    Minimises ``f(θ) = −Σ_u w_u log P_u(θ) + α/2 ‖θ‖² + ½ (Σθ)²``. The likelihood is unchanged
-    by adding a constant to every θ, and the gradient of both other terms along that direction
-    vanishes only at ``Σθ = 0``, so the last term fixes the mean at 0 without moving any
-    difference; it keeps the Hessian invertible even with ``α = 0``."""
-    sets, n = weights.shape[0], len(choices.entrants)
-    theta = np.zeros((sets, n))
-    if choices.chosen.shape[0] == 0:
-        return theta, np.broadcast_to(alpha * np.eye(n) + 1.0, (sets, n, n)).copy()
-    wins = np.zeros((sets, n))
-    np.add.at(wins.T, choices.chosen, weights.T)
-    value = _objective(choices, weights, theta, wins, alpha)
-    hessian = np.zeros((sets, n, n))
-    for _ in range(_MAX_ITERATIONS):
-        gradient, hessian = _derivatives(choices, weights, theta, wins, alpha)
-        step = np.asarray(np.linalg.solve(hessian, gradient[..., None])[..., 0], dtype=np.float64)
-        theta, value, scale = _line_search(choices, weights, wins, alpha, theta, value, step)
-        if np.abs(scale[:, None] * step).max() < _TOLERANCE:
+
+def _newton_step(design: _Design, alpha: float) -> Step:
+    """Newton's method: each column's Hessian assembled and solved."""
+
+    def step(point: _Point, slope: _Slope) -> FloatArray:
+        return np.stack(
+            [
+                np.linalg.solve(_hessian(design, point, slope, alpha, c), slope.gradient[:, c])
+                for c in range(point.theta.shape[1])
+            ],
+            axis=1,
+        )
+
+    return step
+
+
+def _newton_cg(
+    design: _Design, alpha: float, inverse: FloatArray, full_diagonal: FloatArray
+) -> Step:
+    """Truncated Newton: each column's Hessian system solved by conjugate gradients, to a
+    relative residual that shrinks with the gradient (so the steps end as Newton's do),
+    preconditioned by ``inverse`` (the full fit's inverse Hessian, whose diagonal is
+    ``full_diagonal``) rescaled to the column's curvature per entrant: a resample counts a
+    bot's matches 0, 1, 2… times, so a bot of few matches may weigh half or twice what it
+    weighs in the full fit."""
+
+    def step(point: _Point, slope: _Slope) -> FloatArray:
+        size = np.sqrt((slope.gradient**2).sum(axis=0))
+        tolerance = np.minimum(_FORCING, np.sqrt(size)) * size
+        members = np.asarray(design.members @ slope.curvature, dtype=np.float64)
+        diagonal = slope.expected - point.exp**2 * members + alpha + 1.0
+        scale = np.sqrt(full_diagonal[:, None] / diagonal)
+
+        def times(v: FloatArray) -> FloatArray:
+            return _hessian_times(design, point, slope, alpha, v)
+
+        return _conjugate_gradients(times, slope.gradient, inverse, scale, tolerance)
+
+    return step
+
+
+def _conjugate_gradients(
+    times: Callable[[FloatArray], FloatArray], gradient: FloatArray, inverse: FloatArray,
+    scale: FloatArray, tolerance: FloatArray,
+) -> FloatArray:  # fmt: skip
+    """Per column, ``x`` with ``‖H x − gradient‖ ≤ tolerance`` (``times(v)``: ``H v`` per
+    column), preconditioned with ``scale · inverse · scale``. Columns that have converged stop
+    moving; their products are still computed with the others' (cheaper than copying the
+    rest out)."""
+    x = np.zeros_like(gradient)
+    residual = gradient.copy()
+    z = scale * (inverse @ (scale * residual))
+    direction = z.copy()
+    rz = (residual * z).sum(axis=0)
+    active = np.sqrt((residual**2).sum(axis=0)) > tolerance
+    for _ in range(gradient.shape[0]):
+        if not active.any():
             break
-    theta -= theta.mean(axis=1, keepdims=True)
-    return theta, hessian
-
-
-def _log_probabilities(choices: Choices[Entrant], theta: FloatArray) -> Pair:
-    """Per data set and choice: ``log Σ_{j∈A} exp θ_j`` and the softmax over the alternatives."""
-    logits = np.where(choices.mask, theta[:, choices.alternatives], -np.inf)
-    top = logits.max(axis=2, keepdims=True)
-    exp = np.exp(logits - top)
-    total = exp.sum(axis=2, keepdims=True)
-    return (np.log(total) + top)[..., 0], exp / total
-
-
-def _objective(
-    choices: Choices[Entrant],
-    weights: FloatArray,
-    theta: FloatArray,
-    wins: FloatArray,
-    alpha: float,
-) -> FloatArray:
-    log_total, _ = _log_probabilities(choices, theta)
-    log_likelihood = np.einsum("si,si->s", wins, theta) - np.einsum("su,su->s", weights, log_total)
-    penalty = 0.5 * alpha * (theta**2).sum(axis=1) + 0.5 * theta.sum(axis=1) ** 2
-    return np.asarray(penalty - log_likelihood, dtype=np.float64)
-
-
-def _gradient(
-    choices: Choices[Entrant],
-    weights: FloatArray,
-    theta: FloatArray,
-    wins: FloatArray,
-    alpha: float,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """The objective's gradient per row, with the softmax ``p`` and ``weights · p``."""
-    sets, n = theta.shape
-    _, p = _log_probabilities(choices, theta)
-    wp = weights[..., None] * p  # sets × choices × slots
-    expected = _scatter(wp, choices.alternatives, n)
-    total = theta.sum(axis=1, keepdims=True)
-    return expected - wins + alpha * theta + total, p, wp
-
-
-def _derivatives(
-    choices: Choices[Entrant],
-    weights: FloatArray,
-    theta: FloatArray,
-    wins: FloatArray,
-    alpha: float,
-) -> Pair:
-    sets, n = theta.shape
-    gradient, p, wp = _gradient(choices, weights, theta, wins, alpha)
-    # Hessian of −log P_u: diag(p) − p pᵀ over u's alternatives, scattered into n × n.
-    slots = choices.alternatives.shape[1]
-    rows = np.repeat(choices.alternatives, slots, axis=1)
-    cols = np.tile(choices.alternatives, (1, slots))
-    flat = rows * n + cols  # choices × slots²
-    outer = -(wp[:, :, :, None] * p[:, :, None, :]).reshape(sets, -1, slots * slots)
-    diagonal = np.arange(slots) * (slots + 1)
-    outer[:, :, diagonal] += wp
-    index = (np.arange(sets)[:, None, None] * n * n + flat[None]).ravel()
-    summed = np.bincount(index, weights=outer.ravel(), minlength=sets * n * n).astype(np.float64)
-    return gradient, summed.reshape(sets, n, n) + alpha * np.eye(n) + 1.0
+        product = times(direction)
+        curvature = (direction * product).sum(axis=0)
+        length = np.where(active, rz / np.where(active, curvature, 1.0), 0.0)
+        x += length * direction
+        residual -= length * product
+        active &= np.sqrt((residual**2).sum(axis=0)) > tolerance
+        z = scale * (inverse @ (scale * residual))
+        new_rz = (residual * z).sum(axis=0)
+        direction = z + np.where(active, new_rz / np.where(rz == 0.0, 1.0, rz), 0.0) * direction
+        rz = new_rz
+    return x
 
 
 @dataclass(frozen=True)
@@ -600,7 +668,7 @@ def rank(
     sd = ELO_PER_NATURAL * np.sqrt(np.clip(np.diag(point.covariance), 0.0, None))
     low = np.minimum(CENTRE + low, elo - Z95 * sd)
     high = np.maximum(CENTRE + high, elo + Z95 * sd)
-    counts = _appears(choices).sum(axis=0)
+    counts = _matches_played(choices)
     order = sorted(range(n), key=lambda i: (-elo[i], i))
     strengths = [
         Strength(
@@ -637,13 +705,15 @@ def bootstrap(choices: Choices[Entrant], *, resamples: int, seed: int, alpha: fl
     return fit_many(choices, counts, alpha=alpha)
 
 
-def _appears(choices: Choices[Entrant]) -> NDArray[np.bool_]:
-    """matches × entrants: whether the entrant took part in the match."""
-    n = len(choices.entrants)
-    involved = np.zeros((choices.chosen.shape[0], n), dtype=np.bool_)
-    for slot in range(choices.alternatives.shape[1]):
-        involved[np.arange(choices.chosen.shape[0]), choices.alternatives[:, slot]] |= choices.mask[
-            :, slot
-        ]
-    touched = (choices.weights > 0).astype(np.int64)
-    return np.asarray((touched @ sparse.csr_matrix(involved.astype(np.int64))).todense()) > 0
+def _matches_played(choices: Choices[Entrant]) -> IntArray:
+    """How many matches each entrant took part in."""
+    count, slots = choices.alternatives.shape
+    involved = sparse.csr_matrix(
+        (np.ones(int(choices.mask.sum())),
+         (np.repeat(np.arange(count), slots)[choices.mask.reshape(-1)],
+          choices.alternatives[choices.mask])),
+        shape=(count, len(choices.entrants)),
+    )  # fmt: skip
+    touched = (choices.weights > 0).astype(np.float64)
+    played = touched @ involved
+    return np.asarray((played > 0).sum(axis=0), dtype=np.int64).reshape(-1)

@@ -348,20 +348,43 @@ def test_match_rankings_share_a_belote_board_by_its_margin() -> None:
 
 @pytest.mark.parametrize("seats", [2, 4])
 def test_bootstrap_rows_reach_the_optimum_each_newton_fit_finds(seats: int) -> None:
-    # fit_many solves every resample by truncated Newton from the full fit, preconditioned
-    # with its Hessian (issue 35); the optimum is unique, so Newton's method per row agrees
+    # fit_many solves a batch of resamples at once by truncated Newton from the full fit,
+    # preconditioned with its Hessian (issue 35); the optimum is unique, so the point fit of
+    # each resample itself (its matches repeated as often as drawn: Newton's method) agrees,
+    # and the gradient of the penalised likelihood, written out choice by choice, vanishes
     rng = np.random.default_rng(seats)
     skill = rng.normal(size=30)
     matches = []
     for _ in range(400):
         table = rng.choice(30, size=seats, replace=False)
-        noisy = skill[table] + rng.gumbel(size=seats)
-        ranks = np.argsort(np.argsort(-noisy)) + 1
-        matches.append([[(int(b), int(r)) for b, r in zip(table, ranks, strict=True)]])
+        boards = []
+        for _board in range(int(rng.integers(1, 4))):  # one to three boards
+            noisy = np.round(skill[table] + rng.gumbel(size=seats))  # rounded: some ties
+            ranks = 1 + (noisy[None, :] > noisy[:, None]).sum(axis=1)
+            boards.append([(int(b), int(r)) for b, r in zip(table, ranks, strict=True)])
+        matches.append(boards)
     choices = choices_from_matches(matches)
     counts = rng.multinomial(choices.matches, np.full(choices.matches, 1.0 / choices.matches),
                              size=12).astype(np.float64)  # fmt: skip
     fast = strength.fit_many(choices, counts, alpha=0.1)
-    weights = np.asarray((choices.weights.T @ counts.T).T)
-    newton, _ = strength._newton(choices, weights, 0.1)
-    assert np.abs(fast - newton).max() < 1e-6
+    for row, drawn in zip(fast, counts, strict=True):
+        resample = [m for m, k in zip(matches, drawn, strict=True) for _ in range(int(k))]
+        exact = fit(choices_from_matches(resample, choices.entrants), alpha=0.1).theta
+        assert np.abs(row - exact).max() < 1e-6
+        assert np.abs(penalised_gradient(choices, drawn, row, alpha=0.1)).max() < 1e-6
+
+
+def penalised_gradient(
+    choices: strength.Choices[int], counts: np.ndarray, theta: np.ndarray, *, alpha: float
+) -> np.ndarray:
+    """The gradient of ``−log-likelihood + α/2 ‖θ‖²`` of the matches counted ``counts`` times,
+    choice by choice: each choice adds its weight times the softmax over its alternatives and
+    takes its weight from the entrant it chose."""
+    weights = choices.weights.T @ counts
+    logits = np.where(choices.mask, theta[choices.alternatives], -np.inf)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    gradient = alpha * theta
+    np.add.at(gradient, choices.alternatives, weights[:, None] * p)
+    np.add.at(gradient, choices.chosen, -weights)
+    return gradient
