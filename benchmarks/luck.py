@@ -16,7 +16,7 @@ second's, raw and with each seat's luck taken out, and reports:
   the mean variance within a deal is the bots' own share, the rest is the cards' (the most
   any correction of chance can remove).
 
-Run: ``python benchmarks/luck.py`` (about two minutes of CPU) or ``--games N``.
+Run: ``python benchmarks/luck.py`` (about four minutes of CPU per family) or ``--games N``.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ from benchmarks.reference_bots import FAMILIES, BotSpec, make_agent  # noqa: E40
 from engine import luck  # noqa: E402
 
 GAMES: list[tuple[str, str, dict[str, Any], int]] = [  # label, game, params, games per pair
-    ("Belote", "belote", {}, 20),
-    ("Bauer", "bauer", {}, 20),
-    ("Barbu Geronimo", "barbu", {"mode": "geronimo"}, 3),
-    ("Badugi heads-up", "badugi", {"players": 2, "hands": 10}, 30),
+    ("Belote", "belote", {}, 100),
+    ("Bauer", "bauer", {}, 60),
+    ("Barbu Geronimo", "barbu", {"mode": "geronimo"}, 20),
+    ("Badugi heads-up", "badugi", {"players": 2, "hands": 10}, 400),
 ]
 
 

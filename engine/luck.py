@@ -96,9 +96,10 @@ Value = Callable[[State, Sequence[Agent]], Sequence[float]]
 class Estimate:
     """How a game's positions are valued: ``value`` (a position's value per seat, given the
     playout agents) and the weight of the luck of the deal and of each later event. ``V``
-    scaled by a constant is still a value estimate; the weights are least-squares fits of the
-    raw deal margins on each kind of event's luck, on the reference mixtures (``mix(1)``
-    against ``mix(0.5)``, seeds apart from the benchmarks'; docs/ranking.md, "Luck")."""
+    scaled by a constant is still a value estimate; Belote's, Bauer's and Barbu's weights are
+    least-squares fits of the raw deal margins on each kind of event's luck, on the reference
+    mixtures (``mix(1)`` against ``mix(0.5)``, seeds apart from the benchmarks'; docs/ranking.md,
+    "Luck")."""
 
     value: Value
     deal_weight: float = 1  # an int: exact values (fractions) stay exact
