@@ -52,6 +52,7 @@ import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
@@ -105,6 +106,11 @@ class Choices(Generic[Entrant]):
     @property
     def matches(self) -> int:
         return int(self.weights.shape[0])
+
+    @cached_property
+    def design(self) -> _Design:
+        """What the likelihood reads of them, built once: the fit and the bootstrap share it."""
+        return _design(self)
 
 
 Ranked = Sequence[tuple[Entrant, int]]  # one finishing order: (entrant, place) pairs
@@ -263,7 +269,7 @@ def fit(choices: Choices[Entrant], *, alpha: float = DEFAULT_ALPHA) -> Fit[Entra
     """The (penalised) maximum-likelihood strengths of all matches in ``choices``."""
     if alpha < 0:
         raise StrengthError("alpha must be at least 0")
-    design = _design(choices)
+    design = choices.design
     weights = np.ones((choices.matches, 1))
     theta = _full_fit(design, _data(design, weights), alpha)
     if choices.measured.any():  # such boards inform by their dispersion, not a coin's
@@ -331,9 +337,13 @@ def fit_matches(
     return fit(choices_from_matches(matches), alpha=alpha) if matches else None
 
 
-def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: float) -> FloatArray:
+def fit_many(
+    choices: Choices[Entrant], match_weights: FloatArray, *, alpha: float,
+    start: FloatArray | None = None,
+) -> FloatArray:  # fmt: skip
     """Strengths for each row of ``match_weights`` (data sets × matches: how often each match
-    counts), in batches; rows of the result are centred ``θ`` vectors.
+    counts), in batches; rows of the result are centred ``θ`` vectors. ``start``: the fit of
+    all matches (:func:`fit`'s ``theta``), when the caller has it.
 
     Every row is solved by truncated Newton (:func:`_newton_cg`) from the fit of all matches
     (each counted once), with that fit's inverse Hessian as the conjugate gradient's
@@ -344,13 +354,13 @@ def fit_many(choices: Choices[Entrant], match_weights: FloatArray, *, alpha: flo
     after :data:`_MAX_ITERATIONS` steps is finished by Newton's method (issue 35: 1,000 bots
     and 20,000 Barbu matches took about 10 minutes for 200 resamples by Newton's method, then
     two minutes by truncated Newton over the choices' alternatives one by one)."""
-    design = _design(choices)
+    design = choices.design
     n = len(choices.entrants)
     out = np.empty((match_weights.shape[0], n))
     if match_weights.shape[0] == 0:
         return out
     full = _data(design, np.ones((choices.matches, 1)))
-    start = _full_fit(design, full, alpha)
+    start = _full_fit(design, full, alpha) if start is None else start.reshape(-1, 1)
     hessian = _hessian_at(design, full, start, alpha)
     step = _newton_cg(design, alpha, np.asarray(np.linalg.inv(hessian)), np.diag(hessian))
     batch = max(1, _CHUNK_CELLS // (design.incidence.shape[0] + n))
@@ -661,7 +671,9 @@ def rank(
     if n == 0:
         return Ranking([], [], resamples, seed)
     point = fit(choices, alpha=alpha)
-    boot = ELO_PER_NATURAL * bootstrap(choices, resamples=resamples, seed=seed, alpha=alpha)
+    boot = ELO_PER_NATURAL * bootstrap(
+        choices, resamples=resamples, seed=seed, alpha=alpha, start=point.theta
+    )
     elo = point.elo()
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
     # never narrower than the normal approximation (see the module docstring)
@@ -696,13 +708,16 @@ def _normal_share(point: Fit[Entrant], a: int, b: int) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
-def bootstrap(choices: Choices[Entrant], *, resamples: int, seed: int, alpha: float) -> FloatArray:
+def bootstrap(
+    choices: Choices[Entrant], *, resamples: int, seed: int, alpha: float,
+    start: FloatArray | None = None,
+) -> FloatArray:  # fmt: skip
     """``resamples`` × entrants centred strengths (natural log scale), each fitted on matches
-    drawn with replacement."""
+    drawn with replacement (``start``: see :func:`fit_many`)."""
     rng = np.random.default_rng(seed)
     m = choices.matches
     counts = rng.multinomial(m, np.full(m, 1.0 / m), size=resamples).astype(np.float64)
-    return fit_many(choices, counts, alpha=alpha)
+    return fit_many(choices, counts, alpha=alpha, start=start)
 
 
 def _matches_played(choices: Choices[Entrant]) -> IntArray:
