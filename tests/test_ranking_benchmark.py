@@ -1,9 +1,13 @@
-"""The ranking benchmark's oracle pairing (benchmarks/ranking.py): the yardstick the ladder's
-matchmaking is measured against must put its matches where the verdict is least sure."""
+"""The ranking benchmark (benchmarks/ranking.py): the oracle pairing, the yardstick the ladder's
+matchmaking is measured against, must put its matches where the verdict is least sure; the
+luck-corrected matches take each deal's luck out of the raw scores."""
+
+import pytest
 
 import engine
 from benchmarks.ranking import Pool, Trace, neighbour_doubt, oracle_chooser
 from benchmarks.reference_bots import family
+from engine.luck import state_luck
 
 
 def set_of(winner: int, loser: int, won: int, lost: int) -> list[list[tuple[int, int]]]:
@@ -32,3 +36,22 @@ def test_the_oracle_seats_the_neighbours_the_verdict_doubts_most() -> None:
     tables = Pool(engine.load_game("barbu", mode="geronimo"), family("mix"))
     table = oracle_chooser(tables, 0)(Trace(results=ladder()))
     assert len(table) == 4 and {1, 2} <= set(table)
+
+
+def test_the_deals_luck_cancels_in_a_duplicate_set() -> None:
+    """Bauer's only chance event is the deal, whose luck is the same in both games of a set:
+    corrected duplicate sets are scored exactly as duplicate sets, while corrected plain games
+    are the raw ones minus their luck."""
+    pool = Pool(engine.load_game("bauer", start_points=3), family("mix"))
+    for seed in range(3):
+        raw = pool.match((0, 1), seed, 0, duplicate=True)
+        assert pool.match((0, 1), seed, 0, duplicate=True, corrected=True)[:2] == raw[:2]
+        _, deals, totals = pool.match((0, 1), seed, 0, duplicate=False, corrected=True)
+        played = pool.play((0, 1), seed, 0)
+        luck = [0.0, 0.0]
+        for deal in state_luck(played.state):
+            for seat, value in enumerate(deal):
+                luck[played.positions[seat]] += value
+        assert deals == len(played.board_game.deal_scores)
+        assert totals == [pytest.approx(s - x) for s, x in zip(played.scores, luck, strict=True)]
+        assert luck != [0.0, 0.0]
