@@ -4,9 +4,11 @@ Wall-clock deals/s on a shared machine move by 10 % and more between runs; callg
 instruction count does not depend on other load, so it can tell whether a change made the rules
 slower by a few percent. Each figure plays the same seeded random playouts with an observation
 per decision (as :mod:`benchmarks.engine` does) and subtracts a run of the first half of them.
-Run: ``python benchmarks/engine_instructions.py [--against 550b24b] [--playouts 20]``; needs
-``valgrind``. ``--against`` checks the revision out with ``git worktree`` into a scratch
-directory and measures its engine the same way; each row then gives today's speed over its.
+Run: ``python benchmarks/engine_instructions.py [--against 550b24b] [--playouts 20]
+[--games barbu] [--observation]``; needs ``valgrind``. ``--against`` checks the revision out
+with ``git worktree`` into a scratch directory and measures its engine the same way; each row
+then gives today's speed over its. ``--observation`` splits each figure into the rules alone
+(the same playouts without observations) and the observations alone (the difference).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 CASES_BY_GAME = {game: params for _, game, params in CASES}
 
 
-def play(root: str, game_name: str, playouts: int) -> None:
+def play(root: str, game_name: str, playouts: int, observe: bool = True) -> None:
     """The measured workload (run in the child process, under callgrind)."""
     sys.path.insert(0, root)
     import engine
@@ -42,18 +44,19 @@ def play(root: str, game_name: str, playouts: int) -> None:
     for seed in range(playouts):
         state = game.new_initial_state(seed)
         while (seat := state.current_player()) >= 0:
-            state.observation(seat)
+            if observe:
+                state.observation(seat)
             legal = state.legal_actions()
             state.apply_action(legal[int(pick() * len(legal))])
         deals += len(state.deals)
     print(f"deals={deals}")
 
 
-def instructions(root: Path, game: str, playouts: int) -> tuple[int, int]:
+def instructions(root: Path, game: str, playouts: int, observe: bool) -> tuple[int, int]:
     """(instructions, deals) of ``playouts`` playouts of ``game`` with the engine in ``root``."""
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         __file__, "--child", str(root), game, str(playouts)],
+         __file__, "--child", str(root), game, str(playouts), str(int(observe))],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     collected = re.search(r"Collected : (\d+)", out.stderr)
@@ -62,12 +65,12 @@ def instructions(root: Path, game: str, playouts: int) -> tuple[int, int]:
     return int(collected.group(1)), int(deals.group(1))
 
 
-def per_deal(root: Path, game: str, playouts: int) -> float:
+def per_deal(root: Path, game: str, playouts: int, observe: bool = True) -> float:
     """Instructions per deal of the second half of ``playouts``: the first half pays the import
     and the tables built on first use (Badugi's hand table, cached masks), which a long run
     amortises."""
-    base, base_deals = instructions(root, game, playouts // 2)
-    total, deals = instructions(root, game, playouts)
+    base, base_deals = instructions(root, game, playouts // 2, observe)
+    total, deals = instructions(root, game, playouts, observe)
     return (total - base) / (deals - base_deals)
 
 
@@ -75,12 +78,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--against", help="a git revision whose engine to measure too")
     parser.add_argument("--playouts", type=int, default=20, help="seeded playouts per figure")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--games", help="comma-separated (default: all four)")
+    parser.add_argument("--observation", action="store_true",
+                        help="also the rules alone and the observations alone")  # fmt: skip
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        root, game, playouts = args.child
-        play(root, game, int(playouts))
+        root, game, playouts, observe = args.child
+        play(root, game, int(playouts), observe == "1")
         return
+    cases = [c for c in CASES if not args.games or c[1] in args.games.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         old = Path(scratch) / "old"
         if args.against:
@@ -94,13 +101,22 @@ def main() -> None:
             if args.against:
                 header += f" {args.against:>12} {'speed now/then':>15}"
             print(header)
-            for label, game, _ in CASES:
+            for label, game, _ in cases:
                 now = per_deal(ROOT, game, args.playouts)
-                row = f"{label:<18} {now:>12,.0f}"
-                if args.against:
-                    then = per_deal(old, game, args.playouts)
-                    row += f" {then:>12,.0f} {then / now:>15.3f}"
-                print(row, flush=True)
+                then = per_deal(old, game, args.playouts) if args.against else 0.0
+                rows = [(label, now, then)]
+                if args.observation:
+                    rules_now = per_deal(ROOT, game, args.playouts, observe=False)
+                    rules_then = (
+                        per_deal(old, game, args.playouts, observe=False) if args.against else 0.0
+                    )
+                    rows += [("  rules alone", rules_now, rules_then),
+                             ("  observations", now - rules_now, then - rules_then)]  # fmt: skip
+                for name, a, b in rows:
+                    row = f"{name:<18} {a:>12,.0f}"
+                    if args.against:
+                        row += f" {b:>12,.0f} {b / a:>15.3f}"
+                    print(row, flush=True)
         finally:
             if args.against:
                 subprocess.run(

@@ -12,9 +12,16 @@ database 14 with queues of its own. Prints, for Belote and Barbu round robins of
 
 * matches per minute end to end (tournament created -> its last match recorded) with two
   worker processes, and the same matches played by the sandbox runner alone in two processes
-  (no database, no broker); their ratio (target >= 0.85);
+  (no database, no broker); their ratio (target >= 0.95);
+* the dispatch gap: on each worker, from a match's ``finished_at`` (stamped as the transaction
+  recording it begins, so the gap includes the rest of its writes) to its next match claimed
+  (median and 90th percentile over the runs);
 * database queries per recorded match (claim, run, record; then the rating task) (target <= 20);
-* the time to recompute a ladder of ``--results`` finished 4-bot matches (target <= 5 s).
+* the time to recompute a ladder of ``--results`` finished 4-bot matches (target <= 5 s; 0
+  skips it).
+
+The issue-33 figure, the 16-bot Belote round robin (120 duplicate matches; target <= 25 s):
+``--bots 16 --games belote --belote-rounds 1 --results 0``.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from statistics import median
+from statistics import median, quantiles
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +43,8 @@ DATABASE_URL = os.environ.get(
 )
 BROKER_URL = os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/14")
 PREFIX = f"bench-{os.getpid()}-"
+#: more options for the workers' command line, e.g. BENCH_WORKER_OPTS=--prefetch-multiplier=2
+WORKER_OPTIONS = os.environ.get("BENCH_WORKER_OPTS", "").split()
 os.environ.update(
     DATABASE_URL=DATABASE_URL, CELERY_BROKER_URL=BROKER_URL, ARENA_EXECUTION="celery",
     ARENA_QUEUE_PREFIX=PREFIX, DJANGO_SETTINGS_MODULE="arena.settings",
@@ -112,7 +121,7 @@ def start_workers(count: int, home: Path) -> list[subprocess.Popen[bytes]]:
         workers.append(subprocess.Popen(
             [sys.executable, "-m", "celery", "--app=arena", "worker", "--pool=solo",
              f"--queues={queues}", f"--hostname=bench{i}@%h", "--without-gossip",
-             "--without-mingle", "--loglevel=WARNING"],
+             "--without-mingle", "--loglevel=WARNING", *WORKER_OPTIONS],
             cwd=ROOT, env=env, stdout=log, stderr=log,
         ))  # fmt: skip
     deadline = time.monotonic() + 60
@@ -131,6 +140,20 @@ def platform_run(game: str, bots: list[Bot], rounds: int) -> tuple[Tournament, f
     while Tournament.objects.filter(pk=tournament.pk, status="running").exists():
         time.sleep(0.05)
     return tournament, time.perf_counter() - started
+
+
+def dispatch_gaps(tournament: Tournament) -> list[float]:
+    """Seconds from each match's ``finished_at`` to the next claim by the same worker."""
+    rows = tournament.matches.order_by("started_at").values_list(
+        "worker", "started_at", "finished_at"
+    )
+    last: dict[str, Any] = {}
+    gaps = []
+    for worker, started, finished in rows:
+        if worker in last:
+            gaps.append((started - last[worker]).total_seconds())
+        last[worker] = finished
+    return gaps
 
 
 def runner_alone(tournament: Tournament, home: Path) -> float:
@@ -160,15 +183,15 @@ def runner_alone(tournament: Tournament, home: Path) -> float:
 
 
 def queries_per_match(bots: list[Bot]) -> tuple[int, int, int]:
-    """Queries of one match task (cold and warm package cache) and of its rating task."""
+    """Queries of one match task (cold and warm package cache) and of its rating task (the
+    ladder's own matches: rated)."""
     counts = []
     ladder = ladder_for_game(game=bots[0].game)
-    for seed in (1, 2):
+    for _ in range(2):
         with transaction.atomic():
             [match] = matches_create(
-                game=bots[0].game, params={}, duplicate=True, origin=MatchOrigin.CHALLENGE,
-                specs=[MatchSpec(entrants=[b.current_version for b in bots], seed=seed)],  # type: ignore[misc]
-                ladder_id=ladder.pk,
+                game=bots[0].game, params={}, duplicate=True, origin=MatchOrigin.LADDER,
+                specs=[MatchSpec(entrants=[b.current_version for b in bots])],  # type: ignore[misc]
             )  # fmt: skip
         with CaptureQueriesContext(connection) as run:
             assert match_run(match_id=match.pk, worker="bench")
@@ -254,35 +277,35 @@ def main() -> None:
     fields: dict[str, list[Bot]] = {}
     try:
         print(f"medians of {args.repeat} runs; platform and runner matches per minute")
-        print(f"{'round robin':<22} {'matches':>7} {'platform/min':>12} {'runner/min':>10} "
-              f"{'ratio':>6}")  # fmt: skip
+        print(f"{'round robin':<22} {'matches':>7} {'platform':>8} {'platform/min':>12} "
+              f"{'runner/min':>10} {'ratio':>6} {'gap p50':>8} {'gap p90':>8}")  # fmt: skip
         rounds_of = {"belote": args.belote_rounds, "barbu": args.barbu_rounds}
         for game in args.games.split(","):
             rounds = rounds_of[game]
             fields[game] = bots = make_bots(game, args.bots)
-            platform_rates, alone_rates, failed = [], [], 0
+            platform_rates, alone_rates, seconds, gaps, failed = [], [], [], [], 0
             for _ in range(args.repeat):  # alternating, so drifting machine load hits both
                 tournament, platform_s = platform_run(game, bots, rounds)
                 total = tournament.matches.count()
                 failed += tournament.matches.exclude(status="finished").count()
+                seconds.append(platform_s)
+                gaps += dispatch_gaps(tournament)
                 platform_rates.append(total / platform_s * 60)
                 alone_rates.append(total / runner_alone(tournament, home) * 60)
             per_min, alone_per_min = median(platform_rates), median(alone_rates)
+            gap_p50, gap_p90 = (quantiles(gaps, n=10)[i] * 1000 for i in (4, 8))
             label = f"{game} {args.bots} bots x{rounds}"
             print(
-                f"{label:<22} {total:>7} {per_min:>12.1f} {alone_per_min:>10.1f} "
-                f"{per_min / alone_per_min:>6.2f}" + (f"  ({failed} failed)" if failed else "")
+                f"{label:<22} {total:>7} {median(seconds):>7.1f}s {per_min:>12.1f} "
+                f"{alone_per_min:>10.1f} {per_min / alone_per_min:>6.2f} {gap_p50:>6.1f}ms "
+                f"{gap_p90:>6.1f}ms" + (f"  ({failed} failed)" if failed else ""),
+                flush=True,
             )
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.wait(timeout=60)
-        import redis
-
-        client = redis.Redis.from_url(BROKER_URL)
-        for queue in QUEUES:
-            client.delete(PREFIX + queue)
     settings.ARENA_PACKAGE_CACHE = home / "cache-here"  # cold for the first match below
     for game in fields:
         table = fields[game][: engine.load_game(game).num_players]
@@ -293,11 +316,16 @@ def main() -> None:
             f"queries per recorded {game} match: {warm} (first run of a package: {cold}) "
             f"+ {rating} in the rating task (target <= 20)"
         )
-    first, again = recompute_figures(args.results)
-    print(
-        f"recompute a ladder of {args.results:,} 4-bot results: {again:.2f} s (target <= 5 s); "
-        f"from nothing, writing all {4 * args.results:,} history rows: {first:.2f} s"
-    )
+    import redis
+
+    client = redis.Redis.from_url(BROKER_URL)
+    client.delete(*(PREFIX + queue for queue in QUEUES))  # what the match tasks above sent
+    if args.results:
+        first, again = recompute_figures(args.results)
+        print(
+            f"recompute a ladder of {args.results:,} 4-bot results: {again:.2f} s (target <= 5 s);"
+            f" from nothing, writing all {4 * args.results:,} history rows: {first:.2f} s"
+        )
 
 
 if __name__ == "__main__":

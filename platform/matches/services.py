@@ -164,12 +164,12 @@ def match_run(*, match_id: int, worker: str) -> bool:
     token = match_claim(match_id=match_id, worker=worker)
     if token is None:
         return False
-    match = Match.objects.get(pk=match_id)
-    seats = list(
+    seats = list(  # the match with its seats: one query between the claim and the bots
         MatchSeat.objects.filter(match_id=match_id)
-        .select_related("bot_version__bot__owner", "bot_version__build")
+        .select_related("match", "bot_version__bot__owner", "bot_version__build")
         .order_by("seat")
     )
+    match = seats[0].match
     try:
         played = play(
             game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
