@@ -39,10 +39,9 @@ size it measures, in this process:
   the queue empty; no task is sent and the matches are deleted afterwards): the first, which
   computes the scheduler's fit, the next (the fit cached, as between two refreshes), and one
   of 64 matches;
-- strengths with bootstrap intervals and seat fairness of each 1,000-bot ladder, as the
-  worker computes them (``ratings.selectors.figures_refresh``); the page game's strengths at
-  the site's 200 resamples, the other games' at ``--resamples`` (the cost is proportional);
-  wall and CPU seconds (the host is shared);
+- strengths with bootstrap intervals (the site's 200 resamples) and seat fairness of each
+  1,000-bot ladder, as the worker computes them (``ratings.selectors.figures_refresh``); wall
+  and CPU seconds (the host is shared);
 - the recomputation of each game's ratings (``ratings.services.ladder_recompute``);
 - ``pg_total_relation_size`` of every big table, per match and per replay per game.
 
@@ -132,7 +131,6 @@ from ratings.elo import BotRating, rate_match  # noqa: E402
 from ratings.models import Ladder, Rating  # noqa: E402
 from ratings.selectors import (  # noqa: E402
     figures_refresh,
-    ladder_strengths,
     ladder_strengths_current,
 )
 from ratings.services import _rated, ladder_recompute, ladders_ensure  # noqa: E402
@@ -579,22 +577,20 @@ def _cpu_and_wall(row: dict[str, float], key: str, call: Callable[[], _R]) -> _R
     return value
 
 
-def measure_ladders(rosters: dict[str, Roster], resamples: int) -> dict[str, Any]:
-    """Per game (see :func:`measure_ladder`); the page game's figures stay in the cache for the
-    pages."""
+def measure_ladders(rosters: dict[str, Roster]) -> dict[str, Any]:
+    """Per game (see :func:`measure_ladder`); the figures stay in the cache for the pages."""
     cache.clear()
     out = {}
     for game, roster in rosters.items():
         say(f"ladder {game}")
-        out[game] = measure_ladder(game, roster.ladder, resamples)
+        out[game] = measure_ladder(game, roster.ladder)
     return out
 
 
-def measure_ladder(game: str, ladder: Ladder, resamples: int) -> dict[str, Any]:
+def measure_ladder(game: str, ladder: Ladder) -> dict[str, Any]:
     """The top-up (the first computes the scheduler's fit, the next uses it as a worker's
-    top-ups do between two refreshes; the queue depth's and 64), the strengths as the worker
-    refreshes them (the page game's at the site's resamples, the others' at ``resamples``: the
-    bootstrap's cost is proportional to them), fairness and the recomputation."""
+    top-ups do between two refreshes; the queue depth's and 64), the strengths and fairness as
+    the worker refreshes them, and the recomputation."""
     row: dict[str, Any] = {}
 
     def top_up(label: str, depth: int) -> None:
@@ -608,14 +604,9 @@ def measure_ladder(game: str, ladder: Ladder, resamples: int) -> dict[str, Any]:
     top_up("top-up first", depth)
     top_up("top-up", depth)
     top_up("top-up 64", 64)
-    if game == PAGE_GAME:
-        row["strength resamples"] = strength.DEFAULT_RESAMPLES
-        _cpu_and_wall(row, "strengths", lambda: figures_refresh(kind="strengths", game=game))
-        row["strength bots"] = len(ladder_strengths_current(game=game))
-    else:
-        row["strength resamples"] = resamples
-        row["strength bots"] = len(_cpu_and_wall(row, "strengths", lambda: ladder_strengths(
-            game=game, resamples=resamples)))  # fmt: skip
+    row["strength resamples"] = strength.DEFAULT_RESAMPLES
+    _cpu_and_wall(row, "strengths", lambda: figures_refresh(kind="strengths", game=game))
+    row["strength bots"] = len(ladder_strengths_current(game=game))
     _cpu_and_wall(row, "fairness", lambda: figures_refresh(kind="fairness", game=game))
     done = _cpu_and_wall(row, "recompute", lambda: ladder_recompute(ladder_id=ladder.pk))
     row["recompute matches"], row["recompute rewritten"] = done.matches, done.rewritten
@@ -664,10 +655,21 @@ def measure_storage() -> dict[str, Any]:
 
 
 def report(size: int, result: dict[str, Any]) -> None:
-    print(f"\n=== {size:,} matches (filled in {result['fill s']:.0f} s) ===")
+    """The figures of one size, those measured (``--pages-only``, ``--ladders-only``)."""
+    filled = f" (filled in {result['fill s']:.0f} s)" if "fill s" in result else ""
+    print(f"\n=== {size:,} matches{filled} ===")
+    if "pages" in result:
+        report_pages(result["pages"])
+    if "ladders" in result:
+        report_ladders(result["ladders"])
+    if "storage" in result:
+        report_storage(result["storage"])
+
+
+def report_pages(pages: dict[str, Any]) -> None:
     print(f"{'page':<16} {'q':>3} {'warm p50':>9} {'p95':>7}   {'off p50':>8} {'p95':>7}  "
           f"target p95 150 / 400 ms (gunicorn, loopback)")  # fmt: skip
-    for name, modes in result["pages"].items():
+    for name, modes in pages.items():
         if not isinstance(modes, dict):
             continue
         w, o = modes["warm"], modes["off"]
@@ -675,22 +677,27 @@ def report(size: int, result: dict[str, Any]) -> None:
         print(f"{name:<16} {modes['queries']:3d} {w['p50 ms']:9.1f} {w['p95 ms']:7.1f}   "
               f"{o['p50 ms']:8.1f} {o['p95 ms']:7.1f}  {ok}")  # fmt: skip
     print("load average while measuring pages: "
-          + " ".join(f"{x:.2f}" for x in result["pages"]["load average"]))  # fmt: skip
+          + " ".join(f"{x:.2f}" for x in pages["load average"]))  # fmt: skip
     print(
         f"ladder page first view (computes the rows; strengths, fairness cached): "
-        f"{result['pages']['ladder first view s']:.2f} s"
+        f"{pages['ladder first view s']:.2f} s"
     )
+
+
+def report_ladders(ladders: dict[str, Any]) -> None:
     print(f"\n{'ladder':<8} {'top-up':>15} {'top-up 64':>10} {'strengths':>15} {'R':>4} "
           f"{'bots':>5} {'fairness':>9} {'recompute':>15} {'matches':>8} {'load':>5}  "
           f"(wall/cpu s; top-up: first/next)")  # fmt: skip
-    for game, row in result["ladders"].items():
+    for game, row in ladders.items():
         print(f"{game:<8} {row['top-up first s']:7.2f}/{row['top-up s']:<7.2f} "
               f"{row['top-up 64 s']:10.2f} "
               f"{row['strengths s']:7.1f}/{row['strengths cpu s']:<7.1f} "
               f"{row['strength resamples']:4d} {row['strength bots']:5d} {row['fairness s']:9.2f} "
               f"{row['recompute s']:7.1f}/{row['recompute cpu s']:<7.1f} "
               f"{row['recompute matches']:8d} {row['load average']:5.2f}")  # fmt: skip
-    storage = result["storage"]
+
+
+def report_storage(storage: dict[str, Any]) -> None:
     print(f"\ndatabase {storage['database bytes'] / 2**30:.2f} GiB")
     for table, t in storage["tables"].items():
         print(f"  {table:<22} {t['rows']:>10,} rows {t['bytes'] / 2**20:10.1f} MiB "
@@ -721,9 +728,7 @@ def plot(results: dict[str, Any], folder: Path) -> list[Path]:
             p: [r["pages"][p]["queries"] for r in rows] for p in pages}),
         "scaling-ladder.png": ("CPU seconds per game's ladder (1,000 bots)", {
             f"{game} {what}": [r["ladders"][game][f"{what} cpu s"] for r in rows]
-            for game in GAMES for what in ("top-up", "recompute")}
-            | {f"{PAGE_GAME} strengths": [r["ladders"][PAGE_GAME]["strengths cpu s"]
-                                          for r in rows]}),
+            for game in GAMES for what in ("top-up", "strengths", "recompute")}),
         "scaling-storage.png": ("stored bytes per match (rows + replay)", {
             game: [r["storage"]["per game"][game]["match bytes"] for r in rows]
             for game in GAMES}),
@@ -757,11 +762,6 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=1_000, help="bots per game")
     parser.add_argument("--repeat", type=int, default=20, help="requests per page and mode")
     parser.add_argument(
-        "--resamples", type=int, default=strength.DEFAULT_RESAMPLES,
-        help=f"bootstrap resamples of the games other than {PAGE_GAME} (whose strengths are "
-        "computed as the site does)",
-    )  # fmt: skip
-    parser.add_argument(
         "--keep",
         action="store_true",
         help="keep the database a previous run filled and go on from its size",
@@ -770,6 +770,10 @@ def main() -> None:
     parser.add_argument(
         "--pages-only", action="store_true",
         help="with --keep: measure the pages again at the size the database holds (after a fix)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ladders-only", action="store_true",
+        help="with --keep: measure the ladders again at the size the database holds (after a fix)",
     )  # fmt: skip
     parser.add_argument("--json", type=Path, default=ROOT / "var" / "scale.json")
     parser.add_argument(
@@ -806,6 +810,13 @@ def main() -> None:
         args.json.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
         report(done, results[str(done)])
         return
+    if args.ladders_only:  # after a fix: the ladders again at the size the database holds
+        results = json.loads(args.json.read_text()) if args.json.exists() else {}
+        results.setdefault(str(done), {})["ladders"] = measure_ladders(rosters)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+        report(done, {"ladders": results[str(done)]["ladders"]})
+        return
     t0 = time.time() - HORIZON * INTERVAL_S - 3600
     samples = {game: sample_replays(game, SAMPLES, random.Random(game)) for game in GAMES}
     results: dict[str, Any] = json.loads(args.json.read_text()) if args.json.exists() else {}
@@ -828,7 +839,7 @@ def main() -> None:
         if args.skip_measure:
             print(f"filled {size:,} in {result['fill s']:.0f} s")
             continue
-        result["ladders"] = measure_ladders(rosters, args.resamples)
+        result["ladders"] = measure_ladders(rosters)
         result["pages"] = measure_pages(page_urls(tournament_id, random.Random(size)),
                                         args.repeat)  # fmt: skip
         result["storage"] = measure_storage()

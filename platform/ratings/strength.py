@@ -73,9 +73,14 @@ MIN_DISPERSION = 0.01
 Z95 = 1.959963984540054
 MAX_TIED = 8  # 2**(d-1)·d choices for d tied entrants: a table is at most 6 seats
 _MAX_ITERATIONS = 100
-_TOLERANCE = 1e-7
+#: Newton's method stops after a step this small (in θ; the fit's error is then far smaller)
+_TOLERANCE = 1e-9
+#: a bootstrap resample's truncated Newton stops after a step this small: its error is then
+#: ~1e-7 in θ (2e-5 Elo points; the intervals' own Monte Carlo error is ~2 points), and a
+#: resample costs a third less than to 1e-9
+_RESAMPLE_TOLERANCE = 1e-5
 #: the conjugate gradients' relative residual is at most this (and shrinks with the gradient)
-_FORCING = 0.1
+_FORCING = 0.05
 #: ``exp θ`` more than this far below the strongest entrant's is taken as this far (120,000
 #: Elo points, far past any fit): every alternative set's sum stays positive
 _EXP_FLOOR = 700.0
@@ -350,7 +355,8 @@ def fit_many(
     preconditioner: a resample's optimum is near the full fit's, and each step then costs
     Hessian-vector products, a few sparse products each (:func:`_hessian_times`), instead of
     assembling and solving an entrants × entrants system per row. The objective is strictly
-    convex, so the optimum is the same as Newton's method finds; a row that has not converged
+    convex, so the optimum is the one Newton's method finds (to
+    :data:`_RESAMPLE_TOLERANCE`); a row that has not converged
     after :data:`_MAX_ITERATIONS` steps is finished by Newton's method (issue 35: 1,000 bots
     and 20,000 Barbu matches took about 10 minutes for 200 resamples by Newton's method, then
     two minutes by truncated Newton over the choices' alternatives one by one)."""
@@ -366,9 +372,8 @@ def fit_many(
     batch = max(1, _CHUNK_CELLS // (design.incidence.shape[0] + n))
     for first in range(0, match_weights.shape[0], batch):
         data = _data(design, match_weights[first : first + batch].T)
-        theta, done = _minimise(
-            design, data, alpha, np.repeat(start, data.wins.shape[1], axis=1), step
-        )
+        theta = np.repeat(start, data.wins.shape[1], axis=1)
+        theta, done = _minimise(design, data, alpha, theta, step, _RESAMPLE_TOLERANCE)
         if not done.all():
             rest = np.flatnonzero(~done)
             theta[:, rest], _ = _minimise(
@@ -508,12 +513,13 @@ Step = Callable[[_Point, _Slope], FloatArray]
 
 
 def _minimise(
-    design: _Design, data: _Data, alpha: float, theta: FloatArray, step: Step
-) -> tuple[FloatArray, NDArray[np.bool_]]:
+    design: _Design, data: _Data, alpha: float, theta: FloatArray, step: Step,
+    tolerance: float = _TOLERANCE,
+) -> tuple[FloatArray, NDArray[np.bool_]]:  # fmt: skip
     """Minimise every column's objective from ``theta`` by Newton steps (``step``: each column's
-    Hessian system solved for its gradient, exactly or truncated) with step halving; ``(centred
-    θ, whether each column converged)``. Converged columns are set aside: the others cost what
-    they are."""
+    Hessian system solved for its gradient, exactly or truncated) with step halving, until a
+    column's step is below ``tolerance``; ``(centred θ, whether each column converged)``.
+    Converged columns are set aside: the others cost what they are."""
     out = theta.copy()
     done = np.zeros(theta.shape[1], dtype=np.bool_)
     live = np.arange(theta.shape[1])
@@ -524,7 +530,7 @@ def _minimise(
         direction = step(point, _slope(design, data, point, alpha))
         point, scale = _line_search(design, data, alpha, point, direction)
         out[:, live] = point.theta
-        finished = np.abs(scale * direction).max(axis=0, initial=0.0) < _TOLERANCE
+        finished = np.abs(scale * direction).max(axis=0, initial=0.0) < tolerance
         if finished.any():
             done[live[finished]] = True
             keep = np.flatnonzero(~finished)

@@ -351,7 +351,8 @@ def test_bootstrap_rows_reach_the_optimum_each_newton_fit_finds(seats: int) -> N
     # fit_many solves a batch of resamples at once by truncated Newton from the full fit,
     # preconditioned with its Hessian (issue 35); the optimum is unique, so the point fit of
     # each resample itself (its matches repeated as often as drawn: Newton's method) agrees,
-    # and the gradient of the penalised likelihood, written out choice by choice, vanishes
+    # and the gradient of the penalised likelihood, written out choice by choice, vanishes (to
+    # the resamples' tolerance: a last step of 1e-5 leaves ~1e-6; stopping at 1e-3 fails)
     rng = np.random.default_rng(seats)
     skill = rng.normal(size=30)
     matches = []
@@ -371,7 +372,7 @@ def test_bootstrap_rows_reach_the_optimum_each_newton_fit_finds(seats: int) -> N
         resample = [m for m, k in zip(matches, drawn, strict=True) for _ in range(int(k))]
         exact = fit(choices_from_matches(resample, choices.entrants), alpha=0.1).theta
         assert np.abs(row - exact).max() < 1e-6
-        assert np.abs(penalised_gradient(choices, drawn, row, alpha=0.1)).max() < 1e-6
+        assert np.abs(penalised_gradient(choices, drawn, row, alpha=0.1)).max() < 1e-5
 
 
 def penalised_gradient(
