@@ -71,8 +71,11 @@ app.conf.update(
 def queue_config(prefix: str = "") -> dict[str, Any]:
     """Queues and routes. Validation and matches have queues of their own, so a long tournament
     never delays a validation, and rated matches (the ladder's, official tournaments') one apart
-    from unrated ones (``matches.services`` routes each); ``prefix`` (ARENA_QUEUE_PREFIX) lets
-    several deployments, or test runs, share one broker."""
+    from unrated ones (``matches.services`` routes each); the ladders' figures (strengths with
+    their bootstrap, seat fairness, the scheduler's fit: seconds of CPU each) one too, so a
+    refresh never waits behind the reaper or the scheduler, nor they behind it, and a host of
+    its own can take them (``-Q ratings``); ``prefix`` (ARENA_QUEUE_PREFIX) lets several
+    deployments, or test runs, share one broker."""
     names = {queue: prefix + queue for queue in QUEUES}
     return {
         "arena_queue_prefix": prefix,
@@ -81,11 +84,12 @@ def queue_config(prefix: str = "") -> dict[str, Any]:
         "task_routes": {
             "arena.bots.validate": {"queue": names["validation"]},
             "arena.matches.run": {"queue": names["matches"]},
+            "arena.ratings.figures": {"queue": names["ratings"]},
         },
     }
 
 
-QUEUES = ("default", "validation", "rated", "matches")
+QUEUES = ("default", "validation", "rated", "matches", "ratings")
 app.conf.update(queue_config(os.environ.get("ARENA_QUEUE_PREFIX", "").strip()))
 
 

@@ -64,6 +64,7 @@ def test_task_policy() -> None:
         ("arena.matches.run", "matches"),
         ("arena.matches.reap", "default"),
         ("arena.ratings.apply", "default"),
+        ("arena.ratings.figures", "ratings"),  # seconds of CPU: never ahead of the reaper
         ("arena.tournaments.schedule_ladders", "default"),
     ],
 )
