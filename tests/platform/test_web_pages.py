@@ -272,6 +272,28 @@ def test_tournament_page_progress_partial_standings_and_create_form(
     assert page.count('href="/bots/') >= 3  # standings
 
 
+def test_the_tournament_s_match_list_names_each_bot_once_with_its_place_and_counts_the_rest(
+    client: Client, held_matches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("web.views.TOURNAMENT_MATCHES", 2)
+    bots = [active_bot("belote") for _ in range(3)]
+    tournament = tournament_create(created_by=UserFactory(), name="Listed", game="belote",
+                                   bot_ids=[b.pk for b in bots])  # fmt: skip
+    tournament_schedule(tournament_id=tournament.pk)  # its task, queued on commit
+    first, second, _ = tournament.matches.order_by("id")
+    record_played(first)
+    html = client.get(f"/tournaments/{tournament.pk}/matches/").content.decode()
+    rows = dict(re.findall(r'<tr data-match="(\d+)">(.*?)</tr>', html, re.S))
+    assert list(rows) == [str(first.pk), str(second.pk)]  # the first two, oldest first
+    places = {s.bot_id: s.place for s in first.seats.all()}  # a bot holds both seats of its side
+    for bot_id, place in places.items():
+        name = Bot.objects.get(pk=bot_id).name
+        assert rows[str(first.pk)].count(f'<a href="/bots/{bot_id}/">{name}</a> ({place})') == 1
+    assert f'<a href="/matches/{first.pk}/">Replay</a>' in rows[str(first.pk)]
+    assert "queued" in rows[str(second.pk)] and "Replay" not in rows[str(second.pk)]
+    assert "and 1 more match (the API lists every one)" in html
+
+
 # -- match page and replays -------------------------------------------------------------------
 
 
