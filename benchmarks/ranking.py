@@ -35,6 +35,7 @@ Run: ``python benchmarks/ranking.py --quick`` (under three minutes of CPU) or wi
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -686,6 +687,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(SCHEDULES),
                         help="the schedules to run, comma-separated (duplicate always runs; "
                              f"default: all of {', '.join(SCHEDULES)})")  # fmt: skip
+    parser.add_argument("--long-runs", type=int, metavar="N",
+                        help="runs with the long checkpoint (default: the setup's, 5)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write the summaries here")
     parser.add_argument("--svg", type=Path, help="write the deals→right-order plot here")
     parser.add_argument("--plot-from", type=Path, nargs="+", metavar="JSON",
@@ -705,6 +708,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         setups = [s for s in setups if args.only in s.game]
     if args.family:
         setups = [s for s in setups if s.kind == args.family]
+    if args.long_runs is not None:
+        setups = [dataclasses.replace(s, long_runs=args.long_runs) for s in setups]
     runs = args.runs or (5 if args.quick else 20)
     modes = args.modes.split(",")
     if unknown := set(modes) - set(SCHEDULES):
