@@ -9,11 +9,16 @@ Run: ``python benchmarks/engine_instructions.py [--against 550b24b] [--playouts 
 with ``git worktree`` into a scratch directory and measures its engine the same way; each row
 then gives today's speed over its. ``--observation`` splits each figure into the rules alone
 (the same playouts without observations) and the observations alone (the difference).
+``--openspiel`` plays the deals through the OpenSpiel adapter (``arena_openspiel``, one deal per
+game) with its information-state string instead of the engine's observation. ``--no-gc`` turns
+the garbage collector off in the measured process (whose passes, set off by allocations, walk
+every live object: a change elsewhere can make them cost more in a part that did not change).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import re
 import subprocess
@@ -33,9 +38,16 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 CASES_BY_GAME = {game: params for _, game, params in CASES}
 
 
-def play(root: str, game_name: str, playouts: int, observe: bool = True) -> None:
-    """The measured workload (run in the child process, under callgrind)."""
+def play(root: str, game_name: str, playouts: int, flags: str) -> None:
+    """The measured workload (run in the child process, under callgrind); ``flags``: ``o``
+    observations, ``s`` through OpenSpiel, ``g`` the garbage collector off."""
     sys.path.insert(0, root)
+    if "g" in flags:
+        gc.disable()
+    observe = "o" in flags
+    if "s" in flags:
+        play_openspiel(game_name, playouts, observe)
+        return
     import engine
 
     game = engine.load_game(game_name, **CASES_BY_GAME[game_name])
@@ -52,11 +64,35 @@ def play(root: str, game_name: str, playouts: int, observe: bool = True) -> None
     print(f"deals={deals}")
 
 
-def instructions(root: Path, game: str, playouts: int, observe: bool) -> tuple[int, int]:
+def play_openspiel(game_name: str, playouts: int, observe: bool) -> None:
+    """The same through the OpenSpiel adapter: one deal per game, chance's outcomes drawn by the
+    same seeded generator, the acting seat's information-state string if ``observe``."""
+    import pyspiel
+
+    import arena_openspiel  # noqa: F401 - registers the games
+
+    options = ",".join(f"{k}={v}" for k, v in CASES_BY_GAME[game_name].items())
+    game = pyspiel.load_game(f"arena_{game_name}({options})" if options else f"arena_{game_name}")
+    pick = random.Random(1).random
+    for _ in range(playouts):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
+                continue
+            if observe:
+                state.information_state_string(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(pick() * len(legal))])
+    print(f"deals={playouts}")
+
+
+def instructions(root: Path, game: str, playouts: int, flags: str) -> tuple[int, int]:
     """(instructions, deals) of ``playouts`` playouts of ``game`` with the engine in ``root``."""
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-         __file__, "--child", str(root), game, str(playouts), str(int(observe))],
+         __file__, "--child", str(root), game, str(playouts), f"+{flags}"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     collected = re.search(r"Collected : (\d+)", out.stderr)
@@ -65,12 +101,12 @@ def instructions(root: Path, game: str, playouts: int, observe: bool) -> tuple[i
     return int(collected.group(1)), int(deals.group(1))
 
 
-def per_deal(root: Path, game: str, playouts: int, observe: bool = True) -> float:
+def per_deal(root: Path, game: str, playouts: int, flags: str) -> float:
     """Instructions per deal of the second half of ``playouts``: the first half pays the import
     and the tables built on first use (Badugi's hand table, cached masks), which a long run
     amortises."""
-    base, base_deals = instructions(root, game, playouts // 2, observe)
-    total, deals = instructions(root, game, playouts, observe)
+    base, base_deals = instructions(root, game, playouts // 2, flags)
+    total, deals = instructions(root, game, playouts, flags)
     return (total - base) / (deals - base_deals)
 
 
@@ -81,12 +117,16 @@ def main() -> None:
     parser.add_argument("--games", help="comma-separated (default: all four)")
     parser.add_argument("--observation", action="store_true",
                         help="also the rules alone and the observations alone")  # fmt: skip
+    parser.add_argument("--openspiel", action="store_true",
+                        help="through the OpenSpiel adapter: information states")  # fmt: skip
+    parser.add_argument("--no-gc", action="store_true", help="the garbage collector off")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        root, game, playouts, observe = args.child
-        play(root, game, int(playouts), observe == "1")
+        root, game, playouts, flags = args.child
+        play(root, game, int(playouts), flags)
         return
+    rules = ("s" if args.openspiel else "") + ("g" if args.no_gc else "")
     cases = [c for c in CASES if not args.games or c[1] in args.games.split(",")]
     with tempfile.TemporaryDirectory() as scratch:
         old = Path(scratch) / "old"
@@ -96,20 +136,19 @@ def main() -> None:
                 check=True, capture_output=True,
             )  # fmt: skip
         try:
-            print(f"instructions per deal (callgrind), {args.playouts} playouts, observations on")
+            what = "information-state strings (OpenSpiel)" if args.openspiel else "observations"
+            print(f"instructions per deal (callgrind), {args.playouts} playouts, {what} on")
             header = f"{'game':<18} {'now':>12}"
             if args.against:
                 header += f" {args.against:>12} {'speed now/then':>15}"
             print(header)
             for label, game, _ in cases:
-                now = per_deal(ROOT, game, args.playouts)
-                then = per_deal(old, game, args.playouts) if args.against else 0.0
+                now = per_deal(ROOT, game, args.playouts, "o" + rules)
+                then = per_deal(old, game, args.playouts, "o" + rules) if args.against else 0.0
                 rows = [(label, now, then)]
                 if args.observation:
-                    rules_now = per_deal(ROOT, game, args.playouts, observe=False)
-                    rules_then = (
-                        per_deal(old, game, args.playouts, observe=False) if args.against else 0.0
-                    )
+                    rules_now = per_deal(ROOT, game, args.playouts, rules)
+                    rules_then = per_deal(old, game, args.playouts, rules) if args.against else 0.0
                     rows += [("  rules alone", rules_now, rules_then),
                              ("  observations", now - rules_now, then - rules_then)]  # fmt: skip
                 for name, a, b in rows:
