@@ -114,7 +114,9 @@ class _Resources:
         """Wait until no process of a sandbox that ended by itself is left (True)."""
         if self.init_fd is None:
             return slot.wait_gone(timeout=TEARDOWN_GRACE_S)
-        return bool(select.select([self.init_fd], [], [], TEARDOWN_GRACE_S)[0])
+        poll = select.poll()  # not select(): a busy worker's descriptors pass 1024
+        poll.register(self.init_fd, select.POLLIN)
+        return bool(poll.poll(TEARDOWN_GRACE_S * 1000))
 
     def end_process(self) -> None:
         """Kill every process of the bot and return only once all are gone; then free the slot
