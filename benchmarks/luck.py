@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
 import time
@@ -87,7 +88,8 @@ def variance_split(
     bots with other seeds; the mean variance within a deal over the total variance."""
     margins: list[list[float]] = []
     for d in range(deals):
-        deck = luck.canonical([c.text for c in game.deck], d)
+        deck = [c.text for c in game.deck]
+        random.Random(d).shuffle(deck)
         margins.append([])
         for r in range(replays):
             agents = [make_agent(game.name, bots[seat % 2], 1_000 * r + 10 * d + seat)
