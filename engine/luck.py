@@ -242,11 +242,14 @@ def _add_event(luck: list[float], values: Sequence[Sequence[float]], weight: flo
 
 
 def replay_luck(replay: dict[str, Any]) -> list[list[list[float]]]:
-    """Per game of a replay (docs/replay-format.md), per deal, per seat: the deal's luck."""
+    """Per game of a replay (docs/replay-format.md), per deal, per seat: the deal's luck (0 for
+    a deal that did not finish, which has no score to correct)."""
     game = load_game(replay["game"], **replay["params"])
     return [
         [
             deal_luck(game, deal["deck"], deal["dealer"], [e["action"] for e in deal["events"]])
+            if deal["scores"] is not None
+            else [0.0] * game.num_players
             for deal in played["deals"]
         ]
         for played in replay["games"]
@@ -255,7 +258,7 @@ def replay_luck(replay: dict[str, Any]) -> list[list[list[float]]]:
 
 def state_luck(state: State) -> list[list[float]]:
     """Per deal of a played game (``state``: the game after its last action), per seat: the
-    deal's luck."""
+    deal's luck (0 for a deal that did not finish)."""
     return [
         deal_luck(
             state.game,
@@ -263,6 +266,8 @@ def state_luck(state: State) -> list[list[float]]:
             record.dealer,
             [a for _, a in state.history[record.start : record.end]],
         )
+        if record.scores is not None
+        else [0.0] * state.num_players
         for record in state.deals
     ]
 

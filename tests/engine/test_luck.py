@@ -191,3 +191,16 @@ def test_replay_and_state_agree_and_seat_luck_sums_per_entrant() -> None:
             for seat, entrant in enumerate(play.seats):
                 expected[entrant] += deal[seat]
     assert seat_luck(result.replay) == pytest.approx(tuple(expected))
+
+
+def test_a_deal_that_did_not_finish_has_no_luck() -> None:
+    """Its score is not counted anywhere, so neither is its luck."""
+    state = engine.load_game("belote").new_initial_state(3)
+    agent = engine.RandomAgent(0)
+    while len(state.deals) < 2 or len(state.history) < state.deals[1].start + 6:
+        state.apply_action(agent.act(state.observation(state.current_player()),
+                                     state.legal_actions()))  # fmt: skip
+    luck = state_luck(state)
+    assert state.deals[-1].scores is None
+    assert luck[-1] == [0.0] * 4
+    assert all(len(deal) == 4 for deal in luck)
