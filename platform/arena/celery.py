@@ -62,8 +62,10 @@ app.conf.update(
         # one that runs late is still a pass (an expired one would be dropped there)
         "reap-lost-runs": {"task": "arena.matches.reap", "schedule": float(REAP_INTERVAL_S)},
         "schedule-ladders": {"task": "arena.tournaments.schedule_ladders", "schedule": 30.0},
-        # a few seconds of CPU every 20 s: the luck of finished matches (matches.luck)
-        "compute-luck": {"task": "arena.matches.luck", "schedule": 20.0},
+        # at most about 5 s of CPU every 20 s, on the figures' queue: the luck of finished
+        # matches (matches.luck); a pass that waited past the next one is dropped
+        "compute-luck": {"task": "arena.matches.luck", "schedule": 20.0,
+                         "options": {"expires": 20.0}},  # fmt: skip
     },
 )
 
@@ -72,10 +74,10 @@ def queue_config(prefix: str = "") -> dict[str, Any]:
     """Queues and routes. Validation and matches have queues of their own, so a long tournament
     never delays a validation, and rated matches (the ladder's, official tournaments') one apart
     from unrated ones (``matches.services`` routes each); the ladders' figures (strengths with
-    their bootstrap, seat fairness, the scheduler's fit: seconds of CPU each) one too, so a
-    refresh never waits behind the reaper or the scheduler, nor they behind it, and a host of
-    its own can take them (``-Q ratings``); ``prefix`` (ARENA_QUEUE_PREFIX) lets several
-    deployments, or test runs, share one broker."""
+    their bootstrap, seat fairness, the scheduler's fit: seconds of CPU each) and the matches'
+    luck one too, so a refresh never waits behind the reaper or the scheduler, nor they behind
+    it, and a host of its own can take them (``-Q ratings``); ``prefix`` (ARENA_QUEUE_PREFIX)
+    lets several deployments, or test runs, share one broker."""
     names = {queue: prefix + queue for queue in QUEUES}
     return {
         "arena_queue_prefix": prefix,
@@ -85,6 +87,7 @@ def queue_config(prefix: str = "") -> dict[str, Any]:
             "arena.bots.validate": {"queue": names["validation"]},
             "arena.matches.run": {"queue": names["matches"]},
             "arena.ratings.figures": {"queue": names["ratings"]},
+            "arena.matches.luck": {"queue": names["ratings"]},
         },
     }
 

@@ -65,6 +65,7 @@ def test_task_policy() -> None:
         ("arena.matches.reap", "default"),
         ("arena.ratings.apply", "default"),
         ("arena.ratings.figures", "ratings"),  # seconds of CPU: never ahead of the reaper
+        ("arena.matches.luck", "ratings"),  # the same
         ("arena.tournaments.schedule_ladders", "default"),
     ],
 )

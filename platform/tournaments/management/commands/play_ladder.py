@@ -43,8 +43,8 @@ class Command(BaseCommand):
                 verb = "played" if inline else "queued"
                 counts = ", ".join(f"{game} {n}" for game, n in created.items() if n)
                 self.stdout.write(f"ladder: {verb} {played} matches ({counts})")
-            if inline:
-                matches_luck_fill()
+            if inline:  # a second of CPU a pass: the ladder's matches come first
+                matches_luck_fill(cpu_budget_s=1.0)
             done += 1
             if opts["rounds"] == 0 or done < opts["rounds"]:
                 time.sleep(max(0.0, opts["every"] - (time.monotonic() - started)))
