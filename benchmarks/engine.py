@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
+from benchmarks.openspiel_playout import random_deal  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -81,16 +82,7 @@ def openspiel_euchre(seconds: float, observe: bool) -> float | None:
     deals = 0
     started = time.process_time()
     while time.process_time() - started < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
-                continue
-            if observe:
-                state.information_state_string(state.current_player())
-            legal = state.legal_actions()
-            state.apply_action(legal[int(pick() * len(legal))])
+        random_deal(game, pick, observe)
         deals += 1
     return deals / (time.process_time() - started)
 

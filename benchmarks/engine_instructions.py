@@ -68,6 +68,7 @@ def play_openspiel(game_name: str, playouts: int, observe: bool) -> None:
     """The same through the OpenSpiel adapter: one deal per game, chance's outcomes drawn by the
     same seeded generator, the acting seat's information-state string if ``observe``."""
     import pyspiel
+    from openspiel_playout import random_deal  # beside this script (any revision's engine)
 
     import arena_openspiel  # noqa: F401 - registers the games
 
@@ -75,16 +76,7 @@ def play_openspiel(game_name: str, playouts: int, observe: bool) -> None:
     game = pyspiel.load_game(f"arena_{game_name}({options})" if options else f"arena_{game_name}")
     pick = random.Random(1).random
     for _ in range(playouts):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[int(pick() * len(outcomes))][0])
-                continue
-            if observe:
-                state.information_state_string(state.current_player())
-            legal = state.legal_actions()
-            state.apply_action(legal[int(pick() * len(legal))])
+        random_deal(game, pick, observe)
     print(f"deals={playouts}")
 
 
