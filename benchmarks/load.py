@@ -346,7 +346,7 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
     parser.add_argument(
         "--rounds",
         type=int,
-        default=20,
+        default=33,  # 495 matches, the most one request may create (ARENA_MATCHES_PER_REQUEST)
         help="tournament rounds (enough for the tournament to outlast the load)",
     )
     parser.add_argument(
