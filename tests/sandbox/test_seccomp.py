@@ -218,10 +218,11 @@ serve(act)
 CHANNEL_SENDER = (
     PROBES
     + """
-import random
+import itertools
 held = []
+bits = itertools.cycle((0, 1, 1, 0, 1, 0, 0, 0, 1))  # both values from the second decision on
 def act(m):
-    bit = random.getrandbits(1)
+    bit = next(bits)
     for fd in held:
         os.close(fd)
     held.clear()
