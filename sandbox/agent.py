@@ -499,6 +499,11 @@ class SandboxedAgent(Agent):
         self.startup_seconds.append(time.monotonic() - process.started)
         self._res.watch_init()
         self._end_turn()
+        group = self._res.group
+        if group is not None and self.freezes and self._res.wrapped:
+            # bubblewrap's two processes out of the part frozen at every turn; in the
+            # background: the move can wait milliseconds for the kernel (BotGroup.set_aside)
+            _background("gate").submit(group.set_aside, process.pid)
 
     def _send_hello(self, process: BotProcess, hello: bytes) -> None:
         """Once the gate is open (the process admitted to its group: opened in the background

@@ -6,12 +6,12 @@ import os
 import textwrap
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, SandboxUnavailable
+from sandbox import Limits, SandboxUnavailable, cgroups
 from sandbox.bwrap import check_bwrap
 from sandbox.slots import uid_pool
 
@@ -76,6 +76,86 @@ def bwrap_ok() -> None:
 def gone() -> Callable[[str, float], list[int]]:
     """``gone(token)`` waits until no process mentions ``token``; returns survivors' pids."""
     return wait_until_gone
+
+
+class UnlimitedV2Backend(cgroups.V2Backend):
+    """The cgroup v2 backend on a cgroup2 hierarchy without the memory and pids controllers
+    (a hybrid host binds them to v1): freezing, killing and CPU accounting are the kernel's,
+    only the limits are not written (there are no such files)."""
+
+    def _limit(self, path: Path, limits: cgroups.GroupLimits) -> None:
+        pass
+
+
+@pytest.fixture
+def v2_backend() -> Iterator[cgroups.Backend]:
+    """A cgroup v2 backend under a fresh folder of this host's cgroup2 hierarchy: the real one
+    where the host is on v2, else one without limits (:class:`UnlimitedV2Backend`); skipped
+    where there is no writable cgroup2 hierarchy."""
+    real = cgroups.backend()
+    if isinstance(real, cgroups.V2Backend):
+        yield real
+        return
+    with open("/proc/self/mountinfo") as f:
+        unified = cgroups.parse_mounts(f.read())[0]
+    with open("/proc/self/cgroup") as f:
+        own = cgroups.parse_own(f.read())[0] or "/"
+    if unified is None:
+        pytest.skip("no cgroup2 hierarchy here")
+    parent = unified / own.lstrip("/") / f"arena-test-v2-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    try:
+        parent.mkdir()
+    except OSError as err:
+        pytest.skip(f"cannot make a cgroup2 folder: {err}")
+    try:
+        yield UnlimitedV2Backend(parent)
+    finally:
+        for leftover in parent.iterdir():  # none, unless a test failed
+            if leftover.is_dir():
+                cgroups.V2Group(leftover.name, leftover).destroy(timeout=5)
+        parent.rmdir()
+
+
+@pytest.fixture(params=["this host", "cgroup v2"])
+def any_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> cgroups.Backend:
+    """Each backend this host can run, made the one agents use: this host's own, then cgroup
+    v2 (:func:`v2_backend`; the same twice on a v2 host)."""
+    if request.param == "this host":
+        found = cgroups.backend()
+        if found is None:
+            pytest.skip(f"no control group here: {cgroups.unavailable_reason()}")
+    else:
+        found = request.getfixturevalue("v2_backend")
+    use_backend(monkeypatch, found)
+    return found
+
+
+def use_backend(monkeypatch: pytest.MonkeyPatch, backend: cgroups.Backend) -> None:
+    """Agents made from now on (in this test) put their bots' groups in ``backend``."""
+    monkeypatch.setattr(cgroups, "_detect", lambda root: (backend, ""))
+
+
+def cpu_ticks(pid: int) -> int:
+    """User and system CPU time of one process so far, in clock ticks (/proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def switches(pid: int) -> int:
+    """Context switches of one process so far, voluntary or not (/proc/<pid>/status)."""
+    total = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.endswith("ctxt_switches"):  # voluntary_... and nonvoluntary_...
+                total += int(value)
+    return total
+
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(child) for child in f.read().split()]
 
 
 @pytest.fixture

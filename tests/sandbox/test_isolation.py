@@ -9,6 +9,7 @@ control group's accounting, and teardown is checked right when ``close()`` retur
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,13 @@ import pytest
 
 import engine
 from sandbox import Limits, SandboxedAgent, cgroups
-from tests.sandbox.conftest import processes_matching
+from tests.sandbox.conftest import (
+    children,
+    cpu_ticks,
+    processes_matching,
+    switches,
+    use_backend,
+)
 
 GAME, PARAMS = "belote", {"target": 1}
 
@@ -107,14 +114,16 @@ def test_partners_cannot_talk_through_machine_wide_proc_figures(
 
 @pytest.mark.parametrize("frozen", [True, False], ids=["frozen", "run_between_turns"])
 def test_a_spinning_bot_gets_no_cpu_between_its_turns(
-    frozen: bool, bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
+    frozen: bool,
+    any_backend: cgroups.Backend,
+    bwrap_ok: None,
+    limits: Limits,
+    write_bot: Callable[..., Path],
 ) -> None:
     """Seat 0 starts six spinning processes and answers at once; the others think for 20 ms a
     decision. Frozen between its turns, the spinners get no CPU while others decide (today
     they took 40 % of the machine). The control run, which lets it run between turns, shows
-    the measurement sees the spinning."""
-    if cgroups.backend() is None:
-        pytest.skip(f"no per-bot control group here: {cgroups.unavailable_reason()}")
+    the measurement sees the spinning. On each backend this host has (v1 and v2 here)."""
     spinner = write_bot(
         """
         def act(m):
@@ -137,6 +146,60 @@ def test_a_spinning_bot_gets_no_cpu_between_its_turns(
         assert hostile.off_turn_cpu_seconds < 0.005, hostile.off_turn_cpu_seconds
     else:  # at least 3 x 3 x 20 ms of others' thinking passed between its turns
         assert hostile.off_turn_cpu_seconds > 0.05, hostile.off_turn_cpu_seconds
+
+
+def test_bubblewrap_is_not_woken_at_each_turn_and_ends_with_the_bot(
+    any_backend: cgroups.Backend,
+    bwrap_ok: None,
+    limits: Limits,
+    write_bot: Callable[..., Path],
+) -> None:
+    """Once the bot is ready, bubblewrap's two processes (outside the sandbox, and its init)
+    leave the part of the bot's group that is frozen, staying in its limits: 200 decisions
+    wake neither (each freeze and each thaw woke both: about 3.5 switches a decision), the
+    bot's spinning children still get no CPU between its turns, and when ``close`` returns
+    none of the processes is left. On each backend this host has (v1 and v2 here)."""
+    bot = write_bot(
+        """
+        def act(m):
+            if m["id"] == 1:
+                for _ in range(2):
+                    if os.fork() == 0:
+                        while True:
+                            pass
+            return m["legal"][0]
+        serve(act)
+        """
+    )
+    agent = SandboxedAgent(bot, limits)
+    agent.start({"game": GAME, "seat": 0, "params": PARAMS})
+    agent.wait_ready()
+    group, process = agent._res.group, agent._res.process
+    assert group is not None and process is not None
+    outer = process.pid
+    [init] = children(outer)
+    deadline = time.monotonic() + 30  # set aside in the background: milliseconds
+    while {outer, init} & set(group.pids()):
+        assert time.monotonic() < deadline, group.pids()
+        time.sleep(0.01)
+    if isinstance(group, cgroups.V1Group):  # still in the bot's memory and process limits
+        limited = [group.dirs["memory"], group.dirs["pids"]]
+    else:
+        assert isinstance(group, cgroups.V2Group)
+        limited = [group.path]
+    for folder in limited:
+        assert {outer, init} <= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
+    woken = switches(outer) + switches(init)
+    for _ in range(200):
+        assert agent.act({"phase": "play"}, ["a", "b"]) == "a"
+    assert switches(outer) + switches(init) - woken <= 10  # was about 700
+    bot_pids = group.pids()
+    assert len(bot_pids) == 3  # the bot and its two spinning children
+    spent = sum(cpu_ticks(pid) for pid in bot_pids)
+    time.sleep(0.3)
+    assert sum(cpu_ticks(pid) for pid in bot_pids) == spent  # frozen between its turns
+    agent.close()
+    assert [pid for pid in [outer, init, *bot_pids] if alive(pid)] == []
 
 
 TEARDOWN = {
@@ -183,7 +246,7 @@ def alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("mode", ["cgroup", "uid_sweep"])
+@pytest.mark.parametrize("mode", ["cgroup", "cgroup v2", "uid_sweep"])
 @pytest.mark.parametrize("name", TEARDOWN)
 def test_no_process_of_the_bot_outlives_close(
     name: str,
@@ -192,6 +255,7 @@ def test_no_process_of_the_bot_outlives_close(
     limits: Limits,
     write_bot: Callable[..., Path],
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     """When the agent's ``close`` returns, none of the bot's processes is alive any more (not
     the bot, not its children, not either bubblewrap): checked once, without waiting. Today the
@@ -202,6 +266,8 @@ def test_no_process_of_the_bot_outlives_close(
         if os.geteuid() != 0:
             pytest.skip("only a root worker has a uid per bot")
         monkeypatch.setenv("ARENA_SANDBOX_CGROUPS", "off")
+    elif mode == "cgroup v2":  # this host's, or one without limits (the conftest's fixture)
+        use_backend(monkeypatch, request.getfixturevalue("v2_backend"))
     elif cgroups.backend() is None:
         pytest.skip(f"no per-bot control group here: {cgroups.unavailable_reason()}")
     running: dict[int, list[int]] = {}
