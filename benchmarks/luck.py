@@ -10,7 +10,10 @@ second's, raw and with each seat's luck taken out, and reports:
   interval should hold 0);
 - the variance of the corrected margin over the raw one's, per deal (below 1: the correction
   removes luck);
-- the CPU time of the luck over the CPU time of playing the games in-process;
+- the CPU time of the luck per deal, over the CPU time of playing the games in-process and
+  over the least a sandboxed match spends on the same deals: :data:`SANDBOXED_DECISION_MS` per
+  decision, the round trip alone (docs/runtimes.md), so the share is an upper bound (the
+  issue's budget: at most 0.2);
 - the split of the raw margin's variance into chance and the bots' own random choices: the
   same deal (deck and dealer) played ``--replays`` times by the same bots with other seeds;
   the mean variance within a deal is the bots' own share, the rest is the cards' (the most
@@ -38,6 +41,9 @@ import engine  # noqa: E402
 from benchmarks.reference_bots import FAMILIES, BotSpec, make_agent  # noqa: E402
 from engine import luck  # noqa: E402
 
+#: CPU of one sandboxed decision's round trip before the bot thinks (docs/runtimes.md)
+SANDBOXED_DECISION_MS = 0.07
+
 GAMES: list[tuple[str, str, dict[str, Any], int]] = [  # label, game, params, games per pair
     ("Belote", "belote", {}, 100),
     ("Bauer", "bauer", {}, 60),
@@ -52,6 +58,7 @@ def measure(game: engine.Game, bots: tuple[BotSpec, BotSpec], games: int) -> dic
     raw: list[float] = []
     lucky: list[float] = []
     play_cpu = luck_cpu = 0.0
+    decisions = 0
     for seed in range(games):
         agents = [make_agent(game.name, bots[seat % 2], seed * 10 + seat)
                   for seat in range(game.num_players)]  # fmt: skip
@@ -64,6 +71,7 @@ def measure(game: engine.Game, bots: tuple[BotSpec, BotSpec], games: int) -> dic
         for record, deal in zip(state.deals, per_deal, strict=True):
             if record.scores is not None:
                 raw.append(record.scores[0] - record.scores[1])
+                decisions += (record.end or len(state.history)) - record.start
                 lucky.append(deal[0] - deal[1])
     corrected = [r - x for r, x in zip(raw, lucky, strict=True)]
     se = statistics.stdev(lucky) / math.sqrt(len(lucky))
@@ -77,6 +85,7 @@ def measure(game: engine.Game, bots: tuple[BotSpec, BotSpec], games: int) -> dic
         "cpu_ratio": luck_cpu / play_cpu,
         "luck_ms_per_deal": 1000 * luck_cpu / len(raw),
         "play_ms_per_deal": 1000 * play_cpu / len(raw),
+        "sandbox_share": 1000 * luck_cpu / (SANDBOXED_DECISION_MS * decisions),
     }
 
 
@@ -118,8 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              (BotSpec(args.family, 0.75), BotSpec(args.family, 0.25))]  # fmt: skip
     print("| game | bots | deals | mean raw margin | mean luck margin (95 % interval) | "
           "corrected / raw variance | bots' own share of the variance | luck CPU / play CPU "
-          "| luck ms per deal |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| luck ms per deal | luck / sandboxed CPU (at most) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, name, params, games in GAMES:
         if args.only and args.only not in name:
             continue
@@ -130,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"| {label} | {pair[0].name} v {pair[1].name} | {m['deals']:,} | "
                   f"{m['raw_mean']:.2f} | {m['luck_mean']:+.2f} ({m['luck_low']:+.2f} to "
                   f"{m['luck_high']:+.2f}) | {m['variance_ratio']:.2f} | {own:.2f} | "
-                  f"{m['cpu_ratio']:.1f} | {m['luck_ms_per_deal']:.1f} |")  # fmt: skip
+                  f"{m['cpu_ratio']:.2f} | {m['luck_ms_per_deal']:.2f} | "
+                  f"{m['sandbox_share']:.2f} |")  # fmt: skip
             sys.stdout.flush()
     return 0
 

@@ -8,7 +8,7 @@ has expectation zero given everything before it, so the corrected score keeps th
 expectation exactly (Burch et al., AIVAT, AAAI 2018); a ``V`` close to the truth removes most
 of the variance the cards add.
 
-**The chance events** of a deal, found the same way in every game:
+**The chance events** of a deal, found the same way in every game (:func:`chance_events`):
 
 - the deal: the cards each seat holds when the deal starts;
 - later, every action after which a hand gains cards from the undealt rest of the deck:
@@ -22,18 +22,18 @@ the seats, every rotation once (seat ``s`` gets what seat ``s − r`` was dealt;
 uniform, so every rotation is as likely). For a later event: the deck positions no seat has
 seen yet (uniform given everything that happened, since nobody's action could depend on them),
 rotated by evenly spaced offsets (:data:`LATER_SAMPLES` arrangements, the realised one among
-them), so the drawer gets other cards. An event that takes more cards than the unseen part of
-the deck holds (a Badugi reshuffle; its order comes from a generator, not the deck) is not
-corrected: whether that happens is fixed before the chance outcome, so skipping it keeps the
-expectation.
+them), so the drawer gets the cards those positions then hold. An event that takes more cards
+than the unseen part of the deck holds (a Badugi reshuffle; its order comes from a generator,
+not the deck) is not corrected: whether that happens is fixed before the chance outcome, so
+skipping it keeps the expectation.
 
-**The value estimate** ``V``: the engine's own ``heuristic`` agent in every seat plays the deal
-out in-process from the position, on the known cards (each agent sees only its observation,
-as in a match), and the deal's scores are the value. It is deterministic (fixed agent seeds),
-so the realised position and its rearrangements are valued alike. The deal is played as the
-first deal of a new game with the same deck, dealer and rule options (:func:`deal_state`):
-what spans deals (Belote's litige pot, what is left of a Geronimo's contracts, Badugi's
-reshuffle generator) is not part of ``V``, which only costs accuracy, never the expectation.
+**The value estimate** ``V`` is a function of the position after the event and the seats' hands
+(:data:`Value`), so a rearrangement is valued by handing it other hands, without replaying the
+deal. Belote, Bauer and Barbu: a linear function of cheap features of every hand
+(:mod:`engine.luck_features`), weights per role fitted offline by least squares to the deal
+scores of the reference bots (``benchmarks/fit_luck.py``, stored in ``engine/luck_weights.json``).
+Badugi: the pot as it stands shown down now (:func:`showdown_value`). Neither looks at the
+cards nobody has seen, so ``V`` cannot foresee a later draw.
 
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
@@ -43,21 +43,29 @@ the luck taken out, the inputs of :func:`engine.board_scores` for corrected boar
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterable, Sequence
+import functools
+import json
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
-from .agents import Agent, make_agent
-from .cards import TEXT_OF
+from .cards import CARD_BY_TEXT
 from .game import Game, State
 from .games.badugi_hands import hand_value
+from .luck_features import FEATURES, Position
 from .registry import load_game
 
 #: arrangements of the unseen cards, the realised one included, that value a later chance event
 LATER_SAMPLES: Final = 4
-#: the agent that plays the deals out
-PLAYOUT_AGENT: Final = "heuristic"
+#: the corrected scores' luck is a multiple of this (a millionth of a point or chip, about)
+LUCK_GRID: Final = 2.0**-20
+#: the fitted weights: per game, per position key, per role, one weight per regressor
+WEIGHTS_FILE: Final = Path(__file__).with_name("luck_weights.json")
+
+#: ``V``: the value per seat of the position ``state`` with the seats holding ``hands``
+Value = Callable[[State, Sequence[Sequence[str]]], Sequence[float]]
 
 
 def deal_state(game: Game, deck: Sequence[str], dealer: int, actions: Iterable[str]) -> State:
@@ -68,19 +76,10 @@ def deal_state(game: Game, deck: Sequence[str], dealer: int, actions: Iterable[s
     return state
 
 
-def playout_value(state: State, agents: Sequence[Agent]) -> list[float]:
-    """``V`` by playout: the deal's score per seat when ``agents`` play it out from ``state``."""
-    record = state.deals[0]
-    while record.scores is None:
-        seat = state.current_player()
-        state.apply_action(agents[seat].act(state.observation(seat), state.legal_actions()))
-    return [float(s) for s in record.scores]
-
-
-def showdown_value(state: State, agents: Sequence[Agent]) -> list[float]:
+def showdown_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
     """``V`` for Badugi: each seat's share of the pot as it stands if the live hands were shown
     now (ties split), minus what the seat has put in; no further betting or drawing."""
-    hands, folded = state.hands, state.folded  # type: ignore[attr-defined]
+    folded: list[bool] = state.folded  # type: ignore[attr-defined]
     values = {s: hand_value(hands[s]) for s in range(len(hands)) if not folded[s]}
     best = max(values.values())
     winners = [s for s, v in values.items() if v == best]
@@ -89,95 +88,129 @@ def showdown_value(state: State, agents: Sequence[Agent]) -> list[float]:
     return [(pot / len(winners) if s in winners else 0.0) - committed[s] for s in range(len(hands))]
 
 
-Value = Callable[[State, Sequence[Agent]], Sequence[float]]
+@functools.cache
+def fitted_weights() -> dict[str, dict[str, list[list[float]]]]:
+    """:data:`WEIGHTS_FILE`'s weights, read once."""
+    document: dict[str, Any] = json.loads(WEIGHTS_FILE.read_text())
+    weights: dict[str, dict[str, list[list[float]]]] = document["weights"]
+    return weights
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """How a game's positions are valued: ``value`` (a position's value per seat, given the
-    playout agents) and the weight of the luck of the deal and of each later event. ``V``
-    scaled by a constant is still a value estimate; Belote's, Bauer's and Barbu's weights are
-    least-squares fits of the raw deal margins on each kind of event's luck, on the reference
-    mixtures (``mix(1)`` against ``mix(0.5)``, seeds apart from the benchmarks'; docs/ranking.md,
-    "Luck")."""
+def fitted_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
+    """``V`` for Belote, Bauer and Barbu: per seat, the fitted weights of its role times its
+    row of features (:func:`engine.luck_features.seat_rows`), summed hand by hand."""
+    name = state.game.name
+    position = FEATURES[name].position(state)
+    n = len(hands)
+    terms = [_hand_terms(name, position, (s - position.anchor) % n, tuple(hand))
+             for s, hand in enumerate(hands)]  # fmt: skip
+    intercepts = _weight_blocks(name, position.key)[0]
+    return [intercepts[(s - position.anchor) % n] + sum(terms[(s + k) % n][k] for k in range(n))
+            for s in range(n)]  # fmt: skip
 
-    value: Value
-    deal_weight: float = 1  # an int: exact values (fractions) stay exact
-    later_weight: float = 1
+
+@functools.lru_cache(maxsize=4096)
+def _hand_terms(name: str, position: Position, place: int, hand: tuple[str, ...]) -> list[float]:
+    """Per offset ``k``: what ``hand``, held by the seat ``place`` seats from the anchor, adds
+    to the value of the seat ``k`` seats before it (its features times that block of that
+    seat's role's weights). Cached: a deal's rotations value the same hands again."""
+    x = _hand_features(name, position, hand)
+    blocks = _weight_blocks(name, position.key)[1]
+    n = len(blocks)
+    return [sum(map(operator.mul, blocks[(place - k) % n][k], x)) for k in range(n)]
 
 
-#: per game, its :class:`Estimate` (docs/ranking.md, "Luck")
-ESTIMATES: Final[dict[str, Estimate]] = {
-    "belote": Estimate(playout_value, 0.35, 0.85),
-    "bauer": Estimate(playout_value, 0.5),
-    "barbu": Estimate(playout_value, 0.2),
-    "badugi": Estimate(showdown_value),
+@functools.lru_cache(maxsize=1024)
+def _hand_features(name: str, position: Position, hand: tuple[str, ...]) -> list[float]:
+    """:mod:`engine.luck_features`' features of ``hand``, cached like :func:`_hand_terms`."""
+    return FEATURES[name].hand(position, hand)
+
+
+@functools.lru_cache
+def _weight_blocks(name: str, key: str) -> tuple[list[float], list[list[list[float]]]]:
+    """The weights of ``name``'s position ``key``: the intercept per role, and per role and
+    offset the block that multiplies the features of that offset's hand."""
+    weights = fitted_weights()[name][key]
+    n = len(weights)
+    d = (len(weights[0]) - 1) // n
+    blocks = [[w[1 + k * d : 1 + (k + 1) * d] for k in range(n)] for w in weights]
+    return [w[0] for w in weights], blocks
+
+
+#: per game, its value estimate (docs/ranking.md, "Luck")
+VALUES: Final[dict[str, Value]] = {
+    "belote": fitted_value,
+    "bauer": fitted_value,
+    "barbu": fitted_value,
+    "badugi": showdown_value,
 }
 
 
-def position_value(
-    value: Value,
-    game: Game,
-    deck: Sequence[str],
-    dealer: int,
-    actions: Sequence[str],
-    agents: Sequence[Agent],
-    unseen: int,
-) -> Sequence[float]:
-    """``V`` of the position after ``actions``.
+@dataclass(frozen=True)
+class ChanceEvent:
+    """One chance event of a deal: ``state`` is the position just after it (valid until the
+    iteration moves on) and ``arrangements`` the seats' hands in each rearrangement, the
+    realised one first."""
 
-    The cards from deck position ``unseen`` on, which nobody has seen yet, are first put in a
-    fixed order that depends only on which cards they are (:func:`canonical`): ``V`` is then a
-    function of the position alone, blind to how later chance events will fall, as each event's
-    luck needs (with the realised order a playout would foresee every later draw, and each
-    event would count the luck of all those after it again).
-    """
-    fixed = [*deck[:unseen], *canonical(deck[unseen:])]
-    return value(deal_state(game, fixed, dealer, actions), agents)
+    state: State
+    arrangements: list[list[list[str]]]
 
 
-def canonical(cards: Sequence[str]) -> list[str]:
-    """``cards`` in an order that depends only on the set: sorted, then shuffled by a fixed
-    generator (a sorted stub would deal the low cards first)."""
-    ordered = sorted(cards)
-    random.Random(len(ordered)).shuffle(ordered)
-    return ordered
-
-
-def playout_agents(game: Game) -> list[Agent]:
-    """One :data:`PLAYOUT_AGENT` per seat, started for ``game``; deterministic (fixed seeds)."""
-    agents = [make_agent(game.name, PLAYOUT_AGENT, seed=seat) for seat in range(game.num_players)]
-    params = game.params_dict()
-    for seat, agent in enumerate(agents):
-        agent.start({"game": game.name, "seat": seat, "params": params})
-    return agents
-
-
-def _cards_in(value: Any, texts: frozenset[str]) -> set[str]:
+def _cards_in(observation: Any) -> set[str]:
     """Every card text anywhere in an observation."""
-    if isinstance(value, str):
-        return {value} if value in texts else set()
-    if isinstance(value, dict):
-        value = value.values()
-    elif not isinstance(value, list | tuple):
-        return set()
     found: set[str] = set()
-    for item in value:
-        found |= _cards_in(item, texts)
+    stack = [observation]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value in CARD_BY_TEXT:
+                found.add(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
     return found
 
 
-def _rotated_hands(deck: Sequence[str], hands: Sequence[Sequence[str]], r: int) -> list[str]:
-    """The deck with the deal rotated by ``r`` seats: seat ``s`` gets what ``s − r`` was dealt
-    (the same deck positions, in order)."""
-    where = {text: k for k, text in enumerate(deck)}
-    positions = [sorted(where[c] for c in hand) for hand in hands]
-    n = len(hands)
-    out = list(deck)
-    for s in range(n):
-        for k, p in zip(positions[s], positions[(s - r) % n], strict=True):
-            out[k] = deck[p]
-    return out
+def chance_events(
+    game: Game, deck: Sequence[str], dealer: int, actions: Sequence[str]
+) -> Iterator[ChanceEvent]:
+    """The chance events of a deal (module docstring), replaying ``actions`` (every action of
+    the deal, or a prefix of it) only as far as the last event that can be corrected."""
+    n = game.num_players
+    state = deal_state(game, deck, dealer, ())
+    # an observation is its seat's hand and what is public (docs/DESIGN: one observer per
+    # game), so every card anyone has seen is in a hand or in seat 0's observation
+    seen = _cards_in(state.observation(0)).union(*(state.hand_text(s) for s in range(n)))
+    position = {text: k for k, text in enumerate(deck)}
+    unseen = 1 + max(position[c] for c in seen)  # deck positions from here: seen by nobody
+    hands = [list(state.hand_text(s)) for s in range(n)]
+    if len({len(h) for h in hands}) == 1 and hands[0]:  # every rotation is a deal as likely
+        yield ChanceEvent(state, [[hands[(s - r) % n] for s in range(n)] for r in range(n)])
+    for action in actions:
+        if unseen >= len(deck):  # nothing left that a later event could correct
+            return
+        before = [state.hand_text(s) for s in range(n)]  # shared until the hand changes
+        state.apply_action(action)
+        if state.deals[0].scores is not None:
+            return
+        after = [state.hand_text(s) for s in range(n)]
+        gained = {c for s in range(n) if after[s] is not before[s]
+                  for c in after[s] if c not in before[s] and c not in seen}  # fmt: skip
+        if not gained:
+            continue
+        seen |= gained
+        if len(gained) > len(deck) - unseen:  # a reshuffle: not a rearrangement of the deck
+            unseen = len(deck)
+            continue
+        rest = len(deck) - unseen
+        arrangements = []
+        for j in range(LATER_SAMPLES):  # the unseen positions rotated by j / LATER_SAMPLES
+            shift = j * rest // LATER_SAMPLES
+            moved = {c: deck[unseen + (position[c] - unseen + shift) % rest] for c in gained}
+            arrangements.append([[moved.get(c, c) for c in hand] for hand in after])
+        unseen += len(gained)
+        yield ChanceEvent(state, arrangements)
 
 
 def deal_luck(
@@ -186,68 +219,36 @@ def deal_luck(
     dealer: int,
     actions: Sequence[str],
     *,
-    estimate: Estimate | None = None,
-    agents: Sequence[Agent] | None = None,
+    value: Value | None = None,
 ) -> list[float]:
     """The luck per seat of one deal: the sum over its chance events of ``V(realised) −`` the
     average of ``V`` over the event's rearrangements (module docstring). ``actions`` are the
     deal's actions in order, as recorded (every action of the deal, or a prefix of it).
-    ``estimate`` and ``agents`` default to the game's (:data:`ESTIMATES`, :func:`playout_agents`);
-    exact values (fractions) give exact luck."""
-    n = game.num_players
-    estimate = estimate or ESTIMATES[game.name]
-    agents = agents if agents is not None else playout_agents(game)
-    luck: list[float] = [0] * n  # a sum of the values' own type
-    state = deal_state(game, deck, dealer, ())
-    texts = frozenset(TEXT_OF[c] for c in game.deck)
-    seen = set().union(*(_cards_in(state.observation(s), texts) for s in range(n)))
-    position = {text: k for k, text in enumerate(deck)}
-    unseen = 1 + max(position[c] for c in seen)  # deck positions from here: seen by nobody
-    hands = [list(state.hand_text(s)) for s in range(n)]
-    if len({len(h) for h in hands}) == 1 and hands[0]:  # every rotation is a deal as likely
-        rotations = [_rotated_hands(deck, hands, r) for r in range(n)]
-        values = [position_value(estimate.value, game, d, dealer, (), agents, unseen)
-                  for d in rotations]  # fmt: skip
-        _add_event(luck, values, estimate.deal_weight)
-    for t, action in enumerate(actions):
-        before = [set(state.hand_text(s)) for s in range(n)]
-        state.apply_action(action)
-        if state.deals[0].scores is not None:
-            break
-        gained = [c for s in range(n) for c in state.hand_text(s)
-                  if c not in before[s] and c not in seen]  # fmt: skip
-        seen.update(gained)
-        if not gained:
-            continue
-        if len(gained) > len(deck) - unseen:  # a reshuffle: not a rearrangement of the deck
-            unseen = len(deck)
-            continue
-        rest = list(deck[unseen:])
-        samples = [
-            [*deck[:unseen], *rest[j * len(rest) // LATER_SAMPLES :],
-             *rest[: j * len(rest) // LATER_SAMPLES]]
-            for j in range(LATER_SAMPLES)
-        ]  # fmt: skip
-        unseen += len(gained)
-        values = [position_value(estimate.value, game, d, dealer, actions[: t + 1], agents,
-                                 unseen) for d in samples]  # fmt: skip
-        _add_event(luck, values, estimate.later_weight)
+    ``value`` defaults to the game's (:data:`VALUES`); exact values (fractions) give exact
+    luck."""
+    value = value or VALUES[game.name]
+    luck: list[float] = [0] * game.num_players  # a sum of the values' own type
+    for event in chance_events(game, deck, dealer, actions):
+        values = [value(event.state, hands) for hands in event.arrangements]
+        for s in range(len(luck)):
+            luck[s] += values[0][s] - sum(v[s] for v in values) / len(values)
+    for team in game.teams or ():  # a side's seats score alike: they share the side's luck
+        share = sum(luck[s] for s in team) / len(team)
+        for s in team:
+            luck[s] = share
     return luck
-
-
-def _add_event(luck: list[float], values: Sequence[Sequence[float]], weight: float) -> None:
-    """Add one event's luck: the realised value (``values[0]``) minus the mean of all."""
-    for s in range(len(luck)):
-        luck[s] += weight * (values[0][s] - sum(v[s] for v in values) / len(values))
 
 
 def replay_luck(replay: dict[str, Any]) -> list[list[list[float]]]:
     """Per game of a replay (docs/replay-format.md), per deal, per seat: the deal's luck (0 for
-    a deal that did not finish, which has no score to correct)."""
+    a deal that did not finish, which has no score to correct). A finished deal's last action
+    ends it, so it is no chance event and is not replayed (nor is the next deal started)."""
     game = load_game(replay["game"], **replay["params"])
     return [
         [
-            deal_luck(game, deal["deck"], deal["dealer"], [e["action"] for e in deal["events"]])
+            deal_luck(
+                game, deal["deck"], deal["dealer"], [e["action"] for e in deal["events"]][:-1]
+            )
             if deal["scores"] is not None
             else [0.0] * game.num_players
             for deal in played["deals"]
@@ -258,13 +259,14 @@ def replay_luck(replay: dict[str, Any]) -> list[list[list[float]]]:
 
 def state_luck(state: State) -> list[list[float]]:
     """Per deal of a played game (``state``: the game after its last action), per seat: the
-    deal's luck (0 for a deal that did not finish)."""
+    deal's luck (0 for a deal that did not finish; the last action skipped, as in
+    :func:`replay_luck`)."""
     return [
         deal_luck(
             state.game,
             record.deck,
             record.dealer,
-            [a for _, a in state.history[record.start : record.end]],
+            [a for _, a in state.history[record.start : record.end]][:-1],
         )
         if record.scores is not None
         else [0.0] * state.num_players
@@ -275,9 +277,14 @@ def state_luck(state: State) -> list[list[float]]:
 def corrected_deal_scores(
     deal_scores: Sequence[Sequence[float] | None], luck: Sequence[Sequence[float]]
 ) -> list[list[float] | None]:
-    """Each finished deal's scores minus its luck, per seat (``None`` stays ``None``)."""
+    """Each finished deal's scores minus its luck, per seat (``None`` stays ``None``). The
+    luck is rounded to a multiple of :data:`LUCK_GRID`: sums of such numbers and integer
+    scores are exact in binary floating point, so the luck a duplicate set's games share
+    cancels exactly and boards tied on raw scores stay tied."""
     return [
-        None if scores is None else [x - lk for x, lk in zip(scores, deal, strict=True)]
+        None
+        if scores is None
+        else [x - round(lk / LUCK_GRID) * LUCK_GRID for x, lk in zip(scores, deal, strict=True)]
         for scores, deal in zip(deal_scores, luck, strict=True)
     ]
 
