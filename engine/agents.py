@@ -1,7 +1,9 @@
 """Agents: anything that picks an action, in-process (here) or sandboxed (``sandbox/``).
 
-The match runner calls ``start(info)`` before each game, ``act(observation, legal)`` at each
-decision and ``finish(result)`` after each game. Games register their in-process agents
+The match runner calls ``start_games(infos)`` and ``wait_games_ready()`` once before a match's
+first game (an agent that runs a process per game starts every game's at once), ``start(info)``
+before each game, ``act(observation, legal)`` at each decision and ``finish(result)`` after each
+game. Games register their in-process agents
 (``heuristic`` …) with :func:`register_agent`; ``random`` exists for every game.
 """
 
@@ -27,6 +29,15 @@ class Agent:
         Sandboxed agents spawn in ``start`` and wait here, so all bots start in parallel and
         start-up is never charged to the first decision.
         """
+
+    def start_games(self, infos: list[dict[str, Any]]) -> None:
+        """Before a match's first game: the ``info`` each of its games' ``start`` will get, in
+        order. An agent that runs a process per game may start them all now, side by side, and
+        hand each to its game's ``start``; the default does nothing."""
+
+    def wait_games_ready(self) -> None:
+        """After :meth:`start_games`: block until every game started there can act, or failed
+        to start (a start-up fault is raised by that game's ``start``, never here)."""
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
         raise NotImplementedError

@@ -161,8 +161,11 @@ def play_game(
     return GamePlay(index, seats, state, times, faults)
 
 
-def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, AgentFault]]:
-    """Wait for every agent's start-up at the same time; the start-up faults in seat order.
+def wait_ready_all(
+    agents: Sequence[tuple[int, Agent]], *, games: bool = False
+) -> list[tuple[int, AgentFault]]:
+    """Wait for every agent's start-up at the same time; the start-up faults in seat order
+    (``games``: every game's, :meth:`Agent.wait_games_ready`, which raises no fault).
 
     Waiting one after another would let a bot that never answers use up the start-up limits of
     the bots waited for after it: their ``ready`` lines would sit unread until their own limits
@@ -172,7 +175,7 @@ def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, Agent
 
     def wait(seat: int, agent: Agent) -> None:
         try:
-            agent.wait_ready()
+            agent.wait_games_ready() if games else agent.wait_ready()
         except BaseException as err:  # noqa: BLE001 - handed to the caller's thread below
             outcomes[seat] = err
 
@@ -194,6 +197,25 @@ def wait_ready_all(agents: Sequence[tuple[int, Agent]]) -> list[tuple[int, Agent
     return faults
 
 
+def start_games(game: Game, agents: Sequence[Agent], rotations: Sequence[Sequence[int]]) -> None:
+    """Start every game's bots at once, before the first game: each agent learns the ``info``
+    of each game it will play (its seat in each rotation) and may start them all side by side;
+    then all are waited for together. A bot that fails to start is reported by its game."""
+    params = game.params_dict()
+    infos: list[list[dict[str, Any]]] = [[] for _ in agents]
+    for seat_map in rotations:
+        for seat, entrant in enumerate(seat_map):
+            infos[entrant].append({"game": game.name, "seat": seat, "params": params})
+    ahead = [
+        (entrant, agent)
+        for entrant, agent in enumerate(agents)
+        if type(agent).start_games is not Agent.start_games
+    ]  # in-process agents start nothing: no thread for them
+    for entrant, agent in ahead:
+        agent.start_games(infos[entrant])
+    wait_ready_all(ahead, games=True)
+
+
 def run_match(
     game: str | Game,
     params: dict[str, Any] | None,
@@ -212,6 +234,7 @@ def run_match(
     if len(agents) != game.num_players or len(names) != len(agents):
         raise ValueError(f"{game.name} needs {game.num_players} agents and as many entrant names")
     rotations = game.duplicate_rotations() if duplicate else [list(range(game.num_players))]
+    start_games(game, agents, rotations)
     plays: list[GamePlay] = []
     for index, seat_map in enumerate(rotations):
         play = play_game(game, [agents[e] for e in seat_map], seed, seats=seat_map, index=index)

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import signal
+import threading
 import time
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -40,144 +39,50 @@ from .bwrap import (
     PRLIMIT,
     SANDBOX_ENV,
     SandboxUnavailable,
-    as_user_argv,
     bwrap_argv,
     canary,
     check_bwrap,
     rlimit_argv,
 )
-from .cgroups import BotGroup, Usage
+from .cgroups import Usage
 from .clock import DecisionClock
 from .clock import kind as clock_kind
 from .limits import DEFAULT_LIMITS, Limits, MiB
 from .package import BotPackage, load_bot
+from .pool import SandboxPool
 from .process import BotProcess, Closed, LineTooLong, OutputLimit, RingBuffer, Timeout
+from .resources import SandboxResources, background
 from .runtimes import RUNTIMES, ResolvedRuntime, RuntimeUnavailable, resolve_runtime
-from .slots import NoFreeSlot, Slot, acquire_slot, uid_pool
+from .slots import NoFreeSlot, uid_pool
 
 log = logging.getLogger("sandbox")
 
 EXIT_GRACE_S = 0.25  # after the bot closes its output, how long it gets to finish exiting
-TEARDOWN_GRACE_S = 5.0  # for the outer bubblewrap to exit once everything else is killed
 #: after ``over`` (and end-of-file on stdin) a bot may run this long to write its last stderr
 #: lines and exit by itself before it is stopped (docs/protocol.md)
 OVER_GRACE_S = 0.1
 
 
-_POOLS: dict[str, ThreadPoolExecutor] = {}
-os.register_at_fork(after_in_child=_POOLS.clear)  # a forked child has none of these threads
-
-
-def _background(work: str) -> ThreadPoolExecutor:
-    """Long-lived threads of this process for ``work`` (opening gates, stopping bots), so that
-    neither waits for the other; they never start a process (``--die-with-parent`` ties a bot
-    to the thread that started it)."""
-    pool = _POOLS.get(work)
-    if pool is None:
-        pool = _POOLS[work] = ThreadPoolExecutor(
-            max_workers=16, thread_name_prefix=f"sandbox-{work}"
-        )
-    return pool
-
-
-class _Resources:
-    """What must be released even if the agent is dropped without close()."""
+class _Resources(SandboxResources):
+    """What an agent must release even if it is dropped without close(): the current game's
+    sandbox, the later games' started ahead, finished games' bots being stopped, and the
+    package it loaded itself."""
 
     def __init__(self) -> None:
-        self.process: BotProcess | None = None
-        self.group: BotGroup | None = None
-        self.wrapped = False  # the process is bubblewrap, with the bot inside (not trusted)
-        self.slot: Slot | None = None
-        self.init_fd: int | None = None  # a pidfd on the sandbox's init (watch_init)
-        self.opening: Future[None] | None = None  # the gate being opened in the background
+        super().__init__()
         self.package: BotPackage | None = None  # only when the agent loaded it itself
         self.stopping: list[_Stopping] = []  # finished games' bots, stopped in the background
+        self.ahead: list[_Ahead] = []  # later games' bots, started with the first game's
 
-    def watch_init(self) -> None:
-        """Keep a pidfd on the sandbox's init, the outer bubblewrap's only child: its exit
-        means every process of the sandbox is gone (the kernel reaps a pid namespace before
-        its init has exited), so a sandbox that ended by itself is waited for with one
-        ``poll`` where each wait scanned every process of the host for the slot's uid (7 ms
-        of CPU per bot with 135 processes). Without it (no such ``/proc`` file), the scan."""
-        if self.process is None or not self.wrapped or self.init_fd is not None:
-            return
-        pid = self.process.pid
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
-                children = f.read().split()
-            if len(children) == 1:
-                self.init_fd = os.pidfd_open(int(children[0]))
-        except OSError:
-            pass
-
-    def _sandbox_gone(self, slot: Slot) -> bool:
-        """Wait until no process of a sandbox that ended by itself is left (True)."""
-        if self.init_fd is None:
-            return slot.wait_gone(timeout=TEARDOWN_GRACE_S)
-        poll = select.poll()  # not select(): a busy worker's descriptors pass 1024
-        poll.register(self.init_fd, select.POLLIN)
-        return bool(poll.poll(TEARDOWN_GRACE_S * 1000))
-
-    def end_process(self) -> None:
-        """Kill every process of the bot and return only once all are gone; then free the slot
-        (a slot whose processes could not be made to go is never reused: logged)."""
-        try:
-            self.gate_opened()
-        except Exception:  # noqa: BLE001 - opening it failed and killed the process
-            pass
-        gone = True
-        outer = self.process.pid if self.process is not None and self.wrapped else None
-        # a sandbox that ended by itself: its init may still be exiting (out of the group, no
-        # longer the outer bubblewrap's child) when the outer one has already gone
-        ended_alone = self.process is not None and self.wrapped and self.process.exited
-        # first every process but the outer bubblewrap, which then reaps the sandbox's init
-        # (else the host's init inherits it) and exits
-        if self.group is not None:
-            gone = self.group.kill(keep=outer)
-        elif self.slot is not None:  # no group: the slot's uid is the bot's alone
-            gone = self.slot.sweep(keep=outer)
-        if self.process is not None:
-            if outer is not None and (self.group is not None or self.slot is not None):
-                self.process.wait_exit(TEARDOWN_GRACE_S)
-            self.process.kill()  # then the one we started, and reap it
-            self.process = None
-        if self.group is not None:
-            gone = self.group.destroy() and gone
-            self.group = None
-        elif self.slot is not None:
-            gone = self.slot.sweep() and gone
-        if self.slot is not None and ended_alone:
-            gone = self._sandbox_gone(self.slot) and gone
-        if self.init_fd is not None:
-            os.close(self.init_fd)
-            self.init_fd = None
-        if self.slot is not None:
-            if gone:
-                self.slot.release()
-            else:
-                log.error("sandbox uid %s is not reused: its processes did not end", self.slot.uid)
-            self.slot = None
-
-    def gate_opened(self) -> None:
-        """Wait until the gate is open (or failed to: it killed the process then); raises
-        what opening it raised, once."""
-        opening, self.opening = self.opening, None
-        if opening is not None:
-            opening.result()
-
-    def detach(self) -> _Resources:
-        """The current game's process, group and slot, moved to a holder of their own."""
-        moved = _Resources()
-        moved.process, moved.group, moved.wrapped, moved.slot, moved.init_fd = (
-            self.process, self.group, self.wrapped, self.slot, self.init_fd
-        )  # fmt: skip
-        self.process, self.group, self.wrapped, self.slot, self.init_fd = (
-            None, None, False, None, None
-        )  # fmt: skip
-        return moved
+    def drop_ahead(self) -> None:
+        """Stop every later game's bot started ahead (the match ended early)."""
+        ahead, self.ahead = self.ahead, []
+        for game in ahead:
+            game.res.end_process()
 
     def close(self) -> None:
         self.end_process()
+        self.drop_ahead()
         for stopping in self.stopping:
             stopping.done.result()
         if self.package is not None:
@@ -185,17 +90,32 @@ class _Resources:
             self.package = None
 
 
+class _Ahead:
+    """A later game's bot, started with the match's first (:meth:`SandboxedAgent.start_games`):
+    ready and frozen until its game's ``start`` takes it, or the fault it got starting."""
+
+    def __init__(self, info: dict[str, Any], res: SandboxResources, hello: bytes | None) -> None:
+        self.info, self.res, self.hello = info, res, hello
+        self.fault: AgentFault | None = None
+        self.process: BotProcess | None = None  # a faulted bot's, for its stderr
+        self.memory_peak: int | None = None
+        self.ready = False
+        self.startup_seconds = 0.0
+        self.turn_end: Usage | None = None  # its group's usage when it was frozen after ready
+
+
 class _Stopping:
     """A finished game's bot, stopped in the background so that the next game does not
     wait for it: it has :data:`OVER_GRACE_S` to write its last stderr and exit, then every
     process of it is killed and reaped, its group removed and its uid freed
-    (:meth:`_Resources.end_process`). Its stderr and memory peak are taken once it is joined."""
+    (:meth:`SandboxResources.end_process`). Its stderr and memory peak are taken once it is
+    joined."""
 
-    def __init__(self, res: _Resources, game: int) -> None:
+    def __init__(self, res: SandboxResources, game: int) -> None:
         self.res, self.game = res, game
         self.process = res.process
         self.memory_peak: int | None = None
-        self.done = _background("stop").submit(self._run)
+        self.done = background("stop").submit(self._run)
 
     def _run(self) -> None:
         try:
@@ -223,8 +143,10 @@ class SandboxedAgent(Agent):
         *,
         trusted: bool = False,
         run_between_turns: bool = False,
+        pool: SandboxPool | None = None,
     ) -> None:
         self._res = _Resources()
+        self._pool = pool
         self._finalizer = weakref.finalize(self, self._res.close)
         if not isinstance(bot, BotPackage):
             bot = self._res.package = load_bot(bot)
@@ -284,35 +206,78 @@ class SandboxedAgent(Agent):
 
     # -- the Agent interface ------------------------------------------------------------------
 
+    def start_games(self, infos: list[dict[str, Any]]) -> None:
+        """Start the bot of every game of the match now, side by side (duplicate rotations
+        get a process each: a reused one would remember the deck); :meth:`wait_games_ready`
+        waits for them, and each game's :meth:`start` takes its own. Only where bots are
+        frozen between turns (a control group): a later game's bot then waits ready and
+        frozen, and no game's bot runs beside another's decisions. Start-up faults are kept
+        for their game's ``start``."""
+        if not self.freezes:
+            return  # each game starts its bot in start()
+        self._end_game()
+        self._res.drop_ahead()
+        for info in infos:
+            try:
+                res, hello = self._launch(info)
+                self._res.ahead.append(_Ahead(info, res, hello))
+            except AgentFault as fault:
+                failed = _Ahead(info, SandboxResources(), None)
+                failed.fault = fault
+                self._res.ahead.append(failed)
+
+    def wait_games_ready(self) -> None:
+        """Wait for every bot :meth:`start_games` started (each in a thread of its own, as
+        :func:`engine.match.wait_ready_all` does) and freeze each once ready."""
+        waiting = [game for game in self._res.ahead if game.fault is None and not game.ready]
+        errors: list[BaseException] = []
+
+        def wait(game: _Ahead) -> None:
+            try:
+                self._wait_ahead(game)
+            except BaseException as err:  # noqa: BLE001 - raised in the caller's thread below
+                errors.append(err)
+
+        threads = [threading.Thread(target=wait, args=(game,), daemon=True) for game in waiting]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if self._pool is not None:
+            self._pool.refill()  # the next match's sandboxes, now that these have started
+        if errors:
+            raise errors[0]
+
     def start(self, info: dict[str, Any]) -> None:
         self._end_game()
         self._games += 1
         self._seq = 0
         self._ready = False
-        try:
-            if self._switch_uid:
-                self._res.slot = acquire_slot()
-            if self._cgroups is not None:
-                self._res.group = self._cgroups.create(
-                    cgroups.GroupLimits(
-                        memory_bytes=self.limits.memory_bytes,
-                        # + the two bubblewrap processes outside the bot's rlimit count
-                        max_pids=self.runtime.max_processes(self.limits) + 2,
-                    )
-                )
-            self._res.wrapped = not self.trusted
-            self._res.process = self._spawn()
-        except (OSError, NoFreeSlot, SandboxUnavailable, cgroups.CgroupUnavailable) as err:
-            self._res.end_process()
-            fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
-            raise self._record(fault) from err
-        hello = protocol.hello(
-            info["game"], info["seat"], info.get("params", {}), self._hello_limits(),
-            clock=clock_kind(self._res.group),
-        )  # fmt: skip
-        self._hello = protocol.encode(hello)  # sent by wait_ready, once the gate is open
-        if self._res.process is not None:  # side by side with the other bots' gates
-            self._res.opening = _background("gate").submit(self._res.process.open_gate)
+        ahead = self._res.ahead.pop(0) if self._res.ahead else None
+        if ahead is not None and ahead.info != info:  # not the game it was started for
+            ahead.res.end_process()
+            self._res.drop_ahead()
+            ahead = None
+        if ahead is None:
+            try:
+                res, self._hello = self._launch(info)
+            except AgentFault as fault:
+                raise self._record(fault) from fault.__cause__
+            self._res.adopt(res)
+            return
+        self._res.adopt(ahead.res)
+        self._note_memory_peak(ahead.memory_peak)
+        if ahead.fault is not None:
+            self._settle()  # earlier games' stderr comes first in the log
+            if ahead.process is not None:
+                self._collect_stderr(ahead.process)
+            raise self._record(ahead.fault)
+        if ahead.ready:
+            self._ready = True
+            self.startup_seconds.append(ahead.startup_seconds)
+            self._turn_end = ahead.turn_end
+        else:  # started ahead, never waited for: wait_ready does
+            self._hello = ahead.hello
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
         if self._res.process is None:
@@ -414,7 +379,42 @@ class SandboxedAgent(Agent):
         assert self._res.process is not None
         return self._res.process
 
-    def _spawn(self) -> BotProcess:
+    def _launch(self, info: dict[str, Any]) -> tuple[SandboxResources, bytes]:
+        """A new sandbox running the bot for the game ``info`` (a prepared one from the pool
+        where one waits), and its ``hello``; raises the start-up fault (not recorded)."""
+        res = SandboxResources()
+        try:
+            if not self._take_prepared(res):
+                res.claim(
+                    self.runtime, self.limits, switch_uid=self._switch_uid, backend=self._cgroups
+                )
+                res.wrapped = not self.trusted
+                self._spawn(res)
+        except (OSError, NoFreeSlot, SandboxUnavailable, cgroups.CgroupUnavailable) as err:
+            res.end_process()
+            raise AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}") from err
+        hello = protocol.hello(
+            info["game"], info["seat"], info.get("params", {}), self._hello_limits(),
+            clock=clock_kind(res.group),
+        )  # fmt: skip
+        return res, protocol.encode(hello)
+
+    def _take_prepared(self, res: SandboxResources) -> bool:
+        """Give the bot a prepared sandbox from the pool, if one waits (True)."""
+        if self._pool is None or self.trusted or not self.runtime.gated:
+            return False
+        assignment = self.runtime.assignment(self.bot.entry, self.bot.pythonpath)
+        prepared = self._pool.take(self.runtime, self.limits) if assignment else None
+        if prepared is None or assignment is None:
+            return False
+        try:
+            res.adopt(prepared.assign(self.bot, assignment))
+        except SandboxUnavailable as err:  # it was torn down: a fresh one instead
+            log.warning("sandbox: %s; starting the bot fresh", err)
+            return False
+        return True
+
+    def _spawn(self, res: SandboxResources) -> None:
         root = str(self.bot.root)
         seccomp_fd = None if self.trusted else seccomp.program_fd()  # bubblewrap reads it
         try:
@@ -427,7 +427,7 @@ class SandboxedAgent(Agent):
                     command = rlimit_argv(self.runtime, self.limits, nproc=False) + command
                 env = {**SANDBOX_ENV, "PATH": os.environ.get("PATH", SANDBOX_ENV["PATH"])}
                 env["HOME"] = env["TMPDIR"] = os.environ.get("TMPDIR", "/tmp")
-                cwd: str | None = root
+                res.spawn(command, self.limits, cwd=root, env=env)
             else:
                 command = bwrap_argv(
                     self.runtime,
@@ -436,19 +436,7 @@ class SandboxedAgent(Agent):
                     self.limits,
                     seccomp_fd,
                 )
-                env, cwd = {}, "/"
-            slot = self._res.slot
-            return BotProcess(
-                as_user_argv(slot.uid if slot is not None else None) + command,
-                cwd=cwd,
-                env=env,
-                max_line_bytes=self.limits.max_line_bytes,
-                max_output_bytes=self.limits.max_output_bytes,
-                max_stderr_bytes=self.limits.max_stderr_bytes,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-                admit=self._res.group.add if self._res.group is not None else None,
-                open_gate=False,  # in the background, beside the match's other bots
-            )
+                res.spawn(command, self.limits, seccomp_fd=seccomp_fd)
         finally:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
@@ -458,9 +446,6 @@ class SandboxedAgent(Agent):
         limits["address_space_bytes"] = self.runtime.address_space_bytes(self.limits)
         limits["time_bank_ms"] = int(self.time_bank_ms)
         return limits
-
-    def _startup_deadline(self) -> float:
-        return self._process.started + self.limits.startup_timeout_ms / 1000
 
     def wait_ready(self) -> None:
         """Wait for ``ready`` (else the first ``act`` does). Raises the start-up fault, if any.
@@ -472,55 +457,83 @@ class SandboxedAgent(Agent):
             return
         if self._res.process is None:
             raise self._record(AgentFault(Verdict.INTERNAL_ERROR, "wait_ready() without start()"))
-        process = self._process
-        try:
-            hello, self._hello = self._hello, None
-            if hello is not None:
-                self._send_hello(process, hello)
-            line = process.read_line(self._startup_deadline())
-            protocol.parse_ready(line)
-        except Timeout:
-            self._fail(
-                AgentFault(
-                    Verdict.TIMEOUT,
-                    f"not ready within the start-up limit of {self.limits.startup_timeout_ms} ms "
-                    '(answer hello with {"type": "ready"} and flush)',
-                )
-            )
-        except Closed:
-            self._fail(self._startup_exit_fault())
-        except LineTooLong as err:
-            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line at start-up: {err}"))
-        except OutputLimit as err:
-            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
-        except protocol.ProtocolViolation as err:
-            self._fail(AgentFault(Verdict.PROTOCOL_ERROR, str(err)))
+        hello, self._hello = self._hello, None
+        fault = self._startup(self._res, hello)
+        if fault is not None:
+            self._fail(fault)
         self._ready = True
-        self.startup_seconds.append(time.monotonic() - process.started)
+        self.startup_seconds.append(time.monotonic() - self._process.started)
         self._res.watch_init()
         self._end_turn()
-        group = self._res.group
-        if group is not None and self.freezes and self._res.wrapped:
-            # bubblewrap's two processes out of the part frozen at every turn; in the
-            # background: the move can wait milliseconds for the kernel (BotGroup.set_aside)
-            _background("gate").submit(group.set_aside, process.pid)
+        self._set_aside(self._res)
+        if self._pool is not None:
+            self._pool.refill()
 
-    def _send_hello(self, process: BotProcess, hello: bytes) -> None:
-        """Once the gate is open (the process admitted to its group: opened in the background
-        by :meth:`start`, so that the bots of a match are admitted side by side and share the
-        kernel's wait for an RCU grace period, 4-12 ms each when one after another), send
-        ``hello``."""
+    def _set_aside(self, res: SandboxResources) -> None:
+        """Once its bot is ready: bubblewrap's two processes out of the part frozen at every
+        turn; in the background: the move can wait milliseconds for the kernel
+        (:meth:`BotGroup.set_aside`)."""
+        group, process = res.group, res.process
+        if group is not None and self.freezes and res.wrapped and process is not None:
+            background("gate").submit(group.set_aside, process.pid)
+
+    def _wait_ahead(self, game: _Ahead) -> None:
+        """Wait for a bot started ahead; once ready, freeze it until its game (its usage
+        then starts its off-turn time); if it failed, keep the fault and stop it now."""
+        res = game.res
+        hello, game.hello = game.hello, None
+        fault = self._startup(res, hello)
+        if fault is not None:
+            game.fault, game.process = fault, res.process
+            if res.group is not None:
+                game.memory_peak = res.group.memory_peak_bytes()
+            res.end_process()
+            return
+        assert res.process is not None
+        game.startup_seconds = time.monotonic() - res.process.started
+        res.watch_init()
+        if res.group is not None:
+            res.group.freeze(wait=False)  # start_games runs only where bots are frozen
+            game.turn_end = res.group.usage()
+        self._set_aside(res)
+        game.ready = True
+
+    def _startup(self, res: SandboxResources, hello: bytes | None) -> AgentFault | None:
+        """Send ``hello`` (if not sent yet) and wait for ``ready`` within the start-up limit,
+        counted from the spawn (from the assignment, for a prepared sandbox); the fault, if
+        any. ``hello`` goes once the gate is open (the process admitted to its group: opened
+        in the background, so that the bots of a match are admitted side by side and share
+        the kernel's wait for an RCU grace period, 4-12 ms each when one after another)."""
+        process = res.process
+        assert process is not None
+        deadline = process.started + self.limits.startup_timeout_ms / 1000
         try:
-            self._res.gate_opened()
-        except OSError as err:
-            fault = AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
-            self._fail(fault)
-        try:
-            process.send(hello, self._startup_deadline())
-        except (Closed, Timeout):
-            self._fail(self._startup_exit_fault())
+            if hello is not None:
+                try:
+                    res.gate_opened()
+                except OSError as err:
+                    return AgentFault(Verdict.INTERNAL_ERROR, f"cannot start the bot: {err}")
+                try:
+                    process.send(hello, deadline)
+                except (Closed, Timeout):
+                    return self._startup_exit_fault(res)
+            line = process.read_line(deadline)
+            protocol.parse_ready(line)
+        except Timeout:
+            return AgentFault(
+                Verdict.TIMEOUT,
+                f"not ready within the start-up limit of {self.limits.startup_timeout_ms} ms "
+                '(answer hello with {"type": "ready"} and flush)',
+            )
+        except Closed:
+            return self._startup_exit_fault(res)
+        except LineTooLong as err:
+            return AgentFault(Verdict.PROTOCOL_ERROR, f"oversize line at start-up: {err}")
         except OutputLimit as err:  # sending may wait, and drains the bot's output meanwhile
-            self._fail(AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}"))
+            return AgentFault(Verdict.OUTPUT_LIMIT, f"the bot {err}")
+        except protocol.ProtocolViolation as err:
+            return AgentFault(Verdict.PROTOCOL_ERROR, str(err))
+        return None
 
     @staticmethod
     def _read_reply(process: BotProcess, clock: DecisionClock, allowed_s: float) -> bytes:
@@ -554,11 +567,11 @@ class SandboxedAgent(Agent):
             act_id=self._seq,
         )
 
-    def _startup_exit_fault(self) -> AgentFault:
+    def _startup_exit_fault(self, res: SandboxResources) -> AgentFault:
         """The bot died before ``ready``: its fault, unless the sandbox itself is broken."""
-        fault = self._exit_fault("during start-up")
+        fault = self._exit_fault("during start-up", res)
         if not self.trusted and fault.verdict == Verdict.CRASH:
-            slot = self._res.slot
+            slot = res.slot
             broken = canary(
                 self.runtime, self.bot.root, self.limits, slot.uid if slot is not None else None
             )
@@ -566,9 +579,12 @@ class SandboxedAgent(Agent):
                 return AgentFault(Verdict.INTERNAL_ERROR, f"the sandbox does not start: {broken}")
         return fault
 
-    def _exit_fault(self, when: str) -> AgentFault:
-        """Classify why the bot's output ended: crash, memory, CPU time or a closed stream."""
-        process = self._process
+    def _exit_fault(self, when: str, res: SandboxResources | None = None) -> AgentFault:
+        """Classify why the bot's output ended: crash, memory, CPU time or a closed stream
+        (the current game's bot, or the one in ``res``)."""
+        res = res if res is not None else self._res
+        process = res.process
+        assert process is not None
         info = process.wait_exit(EXIT_GRACE_S)
         code = info.returncode
         if code is None:
@@ -576,7 +592,7 @@ class SandboxedAgent(Agent):
                 Verdict.PROTOCOL_ERROR, f"closed its stdin/stdout {when} but kept running"
             )
         process.drain_post_mortem(time.monotonic() + 0.1)
-        group = self._res.group
+        group = res.group
         if group is not None and group.oom_kills():  # the group's own counter: evidence
             return AgentFault(
                 Verdict.MEMORY,
@@ -584,7 +600,7 @@ class SandboxedAgent(Agent):
                 f"{self.limits.memory_bytes // MiB} MiB {when} (killed)",
                 **({"exit_code": code} if code >= 0 else {"signal": _signal_name(-code)}),
             )
-        tail = self._process.stderr.text()[-4096:].encode()
+        tail = process.stderr.text()[-4096:].encode()
         out_of_memory = any(marker in tail for marker in self.runtime.runtime.memory_markers)
         signum = -code if code < 0 else (code - 128 if code > 128 and not self.trusted else 0)
         if signum:

@@ -156,6 +156,12 @@ class BotProcess:
                 self.kill()
                 raise
 
+    def restart_clock(self) -> None:
+        """Its bot starts now (a prepared sandbox's gate was given its bot): the start-up
+        limit counts from here, and what the gate wrote is not the bot's output."""
+        self.started = time.monotonic()
+        self.output_bytes = 0
+
     # -- writing ----------------------------------------------------------------------------
 
     def send(self, data: bytes, deadline: float) -> None:

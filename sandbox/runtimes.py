@@ -49,6 +49,26 @@ __file__ = __import__("sys").argv[1]
 exec(_boot(*__import__("sys").argv[1:4]))
 """
 
+#: A prepared Python sandbox (:mod:`sandbox.prepared`) starts the interpreter before its bot is
+#: known: this trusted gate says ``arena-gate`` on stdout, then reads one line from stdin (byte
+#: by byte, so nothing after it is taken from the bot's input): ENTRY, PREFIX and SUFFIX
+#: separated by NUL bytes, which become ``sys.argv[1:4]`` for :data:`PYTHON_BOOT`.
+GATE_WAITING = b"arena-gate"
+PYTHON_GATE = """\
+def _assigned():
+    os = __import__("os")
+    os.write(1, b"arena-gate\\n")
+    line = b""
+    while not line.endswith(b"\\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            raise SystemExit(0)
+        line += byte
+    globals().pop("_assigned")
+    return line[:-1].decode().split("\\0")
+__import__("sys").argv[1:] = _assigned()
+"""
+
 
 class RuntimeUnavailable(RuntimeError):
     """No usable interpreter for a runtime on this machine (a platform problem)."""
@@ -81,6 +101,10 @@ class Runtime:
     compiled: bool = False
     #: read-only binds (host folder, sandbox path) of libraries offered to the bot's program
     extra_mounts: Callable[[str], list[tuple[str, str]]] | None = None
+    #: the command line of a prepared sandbox's gate (``{gate}``), which starts the runtime
+    #: before the bot is known and then runs the bot named on its first input line; None: the
+    #: runtime cannot wait for its bot (its command names the entry), its bots start fresh
+    gated_argv: tuple[str, ...] | None = None
     notes: str = field(default="", compare=False)
 
 
@@ -121,6 +145,30 @@ class ResolvedRuntime:
             "mounts": ":".join(inside if sandboxed else host for host, inside in self.mounts),
         }
         return [part.format(**values) for part in self.runtime.argv]
+
+    @property
+    def gated(self) -> bool:
+        """Whether a sandbox for this runtime can be prepared before its bot is known."""
+        return self.runtime.gated_argv is not None and self.interpreter is not None
+
+    def gated_command(self) -> list[str]:
+        """A prepared sandbox's command: the runtime, waiting for its bot (:attr:`gated`)."""
+        assert self.runtime.gated_argv is not None
+        values = {"interpreter": self.interpreter or "", "gate": PYTHON_GATE + PYTHON_BOOT}
+        return [part.format(**values) for part in self.runtime.gated_argv]
+
+    def assignment(self, entry: str, pythonpath: tuple[str, ...] = ()) -> bytes | None:
+        """The line that tells a prepared sandbox's gate which bot to run (the same values as
+        :meth:`command` puts on a fresh bot's command line), or None if a name cannot be
+        sent on one line (a newline or NUL in it: the bot then starts fresh)."""
+        fields = [
+            f"{BOT_MOUNT}/{entry}",
+            ":".join(f"{BOT_MOUNT}/{folder}" for folder in pythonpath),
+            ":".join(inside for _host, inside in self.mounts),
+        ]
+        if any("\n" in f or "\0" in f for f in fields):
+            return None
+        return "\0".join(fields).encode() + b"\n"
 
     def address_space_bytes(self, limits: Limits) -> int:
         return max(limits.address_space_bytes, self.runtime.min_address_space_bytes)
@@ -176,6 +224,7 @@ PYTHON3 = Runtime(
         *("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8"),
         *("-c", "{boot}", "{entry}", "{pythonpath}", "{mounts}"),
     ),
+    gated_argv=("{interpreter}", "-E", "-s", "-S", "-B", "-u", "-X", "utf8", "-c", "{gate}"),
     default_entry="bot.py",
     library_dirs=_python_library_dirs,
     hidden_dirs=_python_site_dirs,

@@ -69,6 +69,12 @@ class ProgressAgent(engine.Agent):
         self.progress.game_started(self._games)
         self.agent.start(info)
 
+    def start_games(self, infos: list[dict[str, Any]]) -> None:
+        self.agent.start_games(infos)
+
+    def wait_games_ready(self) -> None:
+        self.agent.wait_games_ready()
+
     def wait_ready(self) -> None:
         self.agent.wait_ready()
 
