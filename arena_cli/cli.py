@@ -31,6 +31,7 @@ from sandbox.bwrap import SandboxUnavailable
 from sandbox.compile import CompileError, built
 from sandbox.limits import Limits
 from sandbox.package import BotPackage, BotPackageError, load_bot
+from sandbox.pool import SandboxPool
 from sandbox.slots import SandboxSettingError
 
 from . import client
@@ -378,10 +379,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     shown_logs: dict[int, str] = {}
     started = time.monotonic()
     bar = Progress(args.matches, enabled=not args.quiet and args.matches > 1)
+    pool = _sandbox_pool(game, entrants, args.duplicate) if args.matches > 1 else None
     try:
         for index in range(args.matches):
             seed = args.seed + index
-            result, agents = _play_one(game, entrants, limits, seed, args.duplicate, args.trusted)
+            result, agents = _play_one(
+                game, entrants, limits, seed, args.duplicate, args.trusted, pool
+            )
             tally_match(result, agents, tallies)
             if teams is None and (grouped := entrant_teams(result.replay)) is not None:
                 teams = [TeamTally(members) for members in grouped]
@@ -399,6 +403,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             bar.update(index + 1)
     finally:
         bar.close()
+        if pool is not None:
+            pool.close()
         for entrant in entrants:
             if entrant.package is not None:
                 entrant.package.close()
@@ -630,6 +636,13 @@ def _built(package: BotPackage) -> BotPackage:
 _announced: list[bool] = []  # the sandbox's mode is shown once per run
 
 
+def _sandbox_pool(game: engine.Game, entrants: list[Entrant], duplicate: bool) -> SandboxPool:
+    """Sandboxes prepared while each match plays, for the next: one per sandboxed seat of
+    each of its games."""
+    games = len(game.duplicate_rotations()) if duplicate else 1
+    return SandboxPool(games * sum(e.package is not None for e in entrants))
+
+
 def _play_one(
     game: engine.Game,
     entrants: list[Entrant],
@@ -637,6 +650,7 @@ def _play_one(
     seed: int,
     duplicate: bool,
     trusted: bool,
+    pool: SandboxPool | None = None,
 ) -> tuple[engine.MatchResult, list[engine.Agent]]:
     agents: list[engine.Agent] = []
     try:
@@ -644,7 +658,7 @@ def _play_one(
             if entrant.package is None:
                 agents.append(engine.make_agent(game.name, entrant.kind or "", seed * 31 + i))
             else:
-                agents.append(SandboxedAgent(entrant.package, limits, trusted=trusted))
+                agents.append(SandboxedAgent(entrant.package, limits, trusted=trusted, pool=pool))
                 if not trusted and not _announced:
                     _announced.append(True)
                     print(f"arena: sandbox: {cgroups.describe_mode()}", file=sys.stderr)

@@ -4,13 +4,17 @@ take the next match as they come free: the baseline of ``benchmarks/platform_thr
     python benchmarks/runner_alone.py JOBS.json [PROCESSES]
 
 ``JOBS.json`` is a list of ``{"game", "params", "seed", "duplicate", "seats": [file, ...]}``.
-Prints the seconds spent playing (after the imports), so start-up is not counted.
+Prints the seconds spent playing (after the imports), so start-up is not counted. Each process
+keeps a pool of prepared sandboxes as a platform worker does (``ARENA_PREPARED_SANDBOXES``,
+default 16; 0: none).
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import multiprocessing.util
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,12 +24,25 @@ sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
 from sandbox import SandboxedAgent, load_bot  # noqa: E402
+from sandbox.pool import SandboxPool  # noqa: E402
+
+POOL_SIZE = int(os.environ.get("ARENA_PREPARED_SANDBOXES", "16"))
+_pools: list[SandboxPool] = []  # this process's, made in it (after the fork)
+
+
+def pool() -> SandboxPool | None:
+    if POOL_SIZE <= 0:
+        return None
+    if not _pools:
+        _pools.append(SandboxPool(POOL_SIZE))
+        multiprocessing.util.Finalize(None, _pools[0].close, exitpriority=10)
+    return _pools[0]
 
 
 def play(job: dict[str, object]) -> None:
     paths = [str(p) for p in job["seats"]]  # type: ignore[attr-defined]
     packages = {path: load_bot(path) for path in dict.fromkeys(paths)}
-    agents = [SandboxedAgent(packages[path]) for path in paths]
+    agents = [SandboxedAgent(packages[path], pool=pool()) for path in paths]
     try:
         game = engine.load_game(str(job["game"]), **job["params"])  # type: ignore[arg-type]
         engine.run_match(game, None, agents, int(job["seed"]),  # type: ignore[call-overload]
@@ -40,11 +57,13 @@ def play(job: dict[str, object]) -> None:
 def main() -> None:
     jobs = json.loads(Path(sys.argv[1]).read_text())
     processes = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
-        pool.map(abs, range(processes))  # the workers are up before the clock starts
-        started = time.perf_counter()
-        pool.map(play, jobs, chunksize=1)
-        print(f"{time.perf_counter() - started:.3f}")
+    workers = multiprocessing.get_context("fork").Pool(processes)
+    workers.map(abs, range(processes))  # the workers are up before the clock starts
+    started = time.perf_counter()
+    workers.map(play, jobs, chunksize=1)
+    print(f"{time.perf_counter() - started:.3f}")
+    workers.close()  # not terminate(): each process tears its prepared sandboxes down
+    workers.join()
 
 
 if __name__ == "__main__":

@@ -12,9 +12,12 @@ running a trusted no-op: spawn to exit). Every figure is a median over repeats, 
 with the referee (this process) and the bots free to run on any CPU, and pinned to one CPU
 (``os.sched_setaffinity``; the bots inherit it), which saves the cross-CPU wake-ups of a
 ping-pong protocol. Bots are the packaged random bot (``examples/random``) under the full
-sandbox (bubblewrap, rlimits, a uid slot when root). Then steady streams (any CPU): matches
-played back to back with fresh sandboxed bots for every game, wall and CPU time per match
-(CPU: this process and every bot process).
+sandbox (bubblewrap, rlimits, a uid slot when root). 4 bots ready is measured with four
+sandboxes prepared beforehand (:mod:`sandbox.pool`, as a worker's next match finds them; the
+pool's thread starts them, on any CPU) and cold, without. Then steady streams (any CPU): matches
+played back to back with fresh sandboxed bots for every game, each match's bots all started at
+once and the pool (``--pool``, as a worker keeps) preparing the next match's sandboxes while one
+plays; wall and CPU time per match (CPU: this process and every bot process).
 
 Then the runtimes of issue 17 (any CPU): the numpy starter kit's start-up (spawn -> ``ready``,
 numpy imported), the C++ starter kit's decision round trip against the Python random bot's, and
@@ -39,6 +42,7 @@ import engine  # noqa: E402
 from sandbox import Limits, SandboxedAgent, cgroups, load_bot, protocol  # noqa: E402
 from sandbox.bwrap import canary  # noqa: E402
 from sandbox.compile import built, compile_sources  # noqa: E402
+from sandbox.pool import SandboxPool  # noqa: E402
 from sandbox.slots import uid_pool  # noqa: E402
 
 RANDOM_BOT = ROOT / "examples" / "random"
@@ -63,9 +67,13 @@ def median_ms(run: Callable[[], float], repeat: int) -> float:
     return statistics.median(run() for _ in range(repeat)) * 1000
 
 
-def startup(bot: object, limits: Limits) -> float:
-    """Spawn four bots and wait until all four said ready (they start in parallel)."""
-    agents = [SandboxedAgent(bot, limits) for _ in range(4)]  # type: ignore[arg-type]
+def startup(bot: object, limits: Limits, pool: SandboxPool | None = None) -> float:
+    """Spawn four bots and wait until all four said ready (they start in parallel); with a
+    ``pool``, in four sandboxes prepared beforehand (as a worker's next match finds them)."""
+    agents = [SandboxedAgent(bot, limits, pool=pool) for _ in range(4)]  # type: ignore[arg-type]
+    if pool is not None:
+        pool.prepare(agents[0].runtime, limits, 4)
+        pool.wait()
     started = time.perf_counter()
     for seat, agent in enumerate(agents):
         agent.start({"game": "belote", "seat": seat, "params": {}})
@@ -137,13 +145,21 @@ def bwrap_start(bot: object, limits: Limits) -> float:
 
 
 def stream(
-    game: str, params: dict[str, object], duplicate: bool, bot: object, limits: Limits, n: int
+    game: str,
+    params: dict[str, object],
+    duplicate: bool,
+    bot: object,
+    limits: Limits,
+    n: int,
+    pool_size: int,
 ) -> tuple[float, float]:
     """Wall and CPU ms per match over ``n`` matches played back to back, fresh sandboxed bots
-    for every game (CPU: this process and every process of the bots)."""
+    for every game (CPU: this process and every process of the bots), with a pool of
+    ``pool_size`` prepared sandboxes as a worker keeps (0: none; the first match finds none)."""
+    pool = SandboxPool(pool_size) if pool_size else None
     before, started = os.times(), time.perf_counter()
     for seed in range(n):
-        agents = [SandboxedAgent(bot, limits) for _ in range(4)]  # type: ignore[arg-type]
+        agents = [SandboxedAgent(bot, limits, pool=pool) for _ in range(4)]  # type: ignore[arg-type]
         try:
             result = engine.run_match(game, params, agents, seed=seed, duplicate=duplicate)
         finally:
@@ -151,6 +167,8 @@ def stream(
                 agent.close()
         assert not result.faults, result.faults
     wall, after = time.perf_counter() - started, os.times()
+    if pool is not None:
+        pool.close()
     cpu = sum(after[:4]) - sum(before[:4])  # user, system, children's user and system
     return wall / n * 1000, cpu / n * 1000
 
@@ -232,6 +250,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--decisions", type=int, default=3000)
     parser.add_argument("--stream", type=int, default=10, help="matches per steady stream")
+    parser.add_argument(
+        "--pool", type=int, default=16, help="prepared sandboxes the streams keep (0: none)"
+    )
     parser.add_argument("--compiles", type=int, default=3, help="C++ compile runs (median)")
     parser.add_argument("--runtimes-only", action="store_true", help="only issue 17's figures")
     parser.add_argument("--no-runtimes", action="store_true", help="leave issue 17's figures out")
@@ -242,16 +263,18 @@ def main() -> None:
         return
     bot = load_bot(RANDOM_BOT)
     startup(bot, limits)  # warm up: resolve the runtime, its libraries, check bubblewrap
+    prepared = SandboxPool(4)
     all_cpus = os.sched_getaffinity(0)
     rows: dict[str, list[str]] = {}
     for cpus in (all_cpus, {min(all_cpus)}):  # any CPU, then pinned to one
         os.sched_setaffinity(0, cpus)
         trips: dict[str, list[tuple[float, float]]] = {"raw": [], "frozen": [], "unfrozen": []}
-        starts: dict[str, list[float]] = {"bwrap": [], "one": [], "four": []}
+        starts: dict[str, list[float]] = {"bwrap": [], "one": [], "four": [], "cold": []}
         for _ in range(args.repeat):  # interleaved: a change in the machine's load hits all
             starts["bwrap"].append(bwrap_start(bot, limits) * 1000)
             starts["one"].append(ready_one(bot, limits) * 1000)
-            starts["four"].append(startup(bot, limits) * 1000)
+            starts["cold"].append(startup(bot, limits) * 1000)
+            starts["four"].append(startup(bot, limits, prepared) * 1000)
         for _ in range(3):
             trips["raw"].append(round_trips(bot, limits, args.decisions, raw=True))
             trips["frozen"].append(round_trips(bot, limits, args.decisions))
@@ -266,6 +289,7 @@ def main() -> None:
             ("one bwrap start", start["bwrap"]),
             ("one bot ready", start["one"]),
             ("4 bots ready", start["four"]),
+            ("4 bots ready, cold", start["cold"]),
             ("raw pipe round trip", trip["raw"][0]),
             ("decision round trip", trip["frozen"][0]),
             ("  (90th percentile)", trip["frozen"][1]),
@@ -279,13 +303,17 @@ def main() -> None:
             ("round trip / raw pipe", trip["frozen"][0] / trip["raw"][0]),
             ("not frozen / raw pipe", trip["unfrozen"][0] / trip["raw"][0]),
             ("4 bots ready / one bwrap start", start["four"] / start["bwrap"]),
+            ("  cold / one bwrap start", start["cold"] / start["bwrap"]),
             ("4 bots ready / one bot ready", start["four"] / start["one"]),
         ):
             rows.setdefault(name, []).append(f"{value:.2f} ×")
         os.sched_setaffinity(0, all_cpus)
+    prepared.close()
     streams = {
-        "belote duplicate": stream("belote", {}, True, bot, limits, args.stream),
-        "barbu geronimo": stream("barbu", {"mode": "geronimo"}, False, bot, limits, args.stream),
+        "belote duplicate": stream("belote", {}, True, bot, limits, args.stream, args.pool),
+        "barbu geronimo": stream(
+            "barbu", {"mode": "geronimo"}, False, bot, limits, args.stream, args.pool
+        ),
     }
     baseline_barbu = median_ms(lambda: in_process("barbu", {"mode": "geronimo"}), args.repeat)
     baseline_belote = median_ms(lambda: in_process("belote", {}), args.repeat)
@@ -307,7 +335,8 @@ def main() -> None:
         )
         print(f"{name:32} {values[0]:>12} {values[1]:>12} {shown:>10}")
     print(
-        f"steady streams of {args.stream} matches, fresh sandboxed bots for every game (any CPU):"
+        f"steady streams of {args.stream} matches, fresh sandboxed bots for every game (any CPU), "
+        f"{args.pool} prepared sandboxes kept:"
     )
     for name, (wall, cpu) in streams.items():
         print(f"  {name:30} {wall:7.1f} ms wall per match (target ≤ {STREAM_TARGETS[name]:.0f}), "

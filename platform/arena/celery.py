@@ -161,6 +161,15 @@ def _start_heartbeat(sender: Any, **kwargs: Any) -> None:
     reaper_start()
 
 
+@signals.worker_shutdown.connect
+@signals.worker_process_shutdown.connect
+def _close_sandbox_pool(**kwargs: Any) -> None:
+    """Tear down the sandboxes this process prepared for matches it will not play."""
+    from matches.execution import sandbox_pool_close
+
+    sandbox_pool_close()
+
+
 @signals.worker_init.connect
 def _log_engine_build(sender: Any, **kwargs: Any) -> None:
     """Say which build of the engine's rules the worker's referees run: mypyc's (``setup.py``,

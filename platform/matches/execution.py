@@ -1,13 +1,17 @@
 """Play one match of stored bot versions in the sandbox (no database writes here).
 
-Used by the match task and by upload validation. Each seat gets its own sandboxed process; the
-two seats of a team are two processes of the same bot that share nothing. Whatever the platform
-gets wrong (no sandbox, a corrupt package, an internal error mid-match) raises
+Used by the match task and by upload validation. Each seat gets its own sandboxed process per
+game; the two seats of a team are two processes of the same bot that share nothing. A worker
+process keeps sandboxes prepared ahead (:func:`sandbox_pool`) for the runtimes it has just
+used, so its next match's sandboxes are prepared while the current one plays. Whatever the
+platform gets wrong (no sandbox, a corrupt package, an internal error mid-match) raises
 :class:`PlatformFailure`, which callers record as a platform error, never as a bot's fault.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +31,7 @@ from sandbox import (
     SandboxUnavailable,
     load_bot,
 )
+from sandbox.pool import SandboxPool
 
 
 class PlatformFailure(Exception):
@@ -45,6 +50,33 @@ class SeatBot:
     name: str
     sha256: str
     filename: str
+
+
+_pool: tuple[int, SandboxPool] | None = None  # (the process that made it, the pool)
+_pool_lock = threading.Lock()
+
+
+def sandbox_pool() -> SandboxPool | None:
+    """This worker process's prepared sandboxes (at most ``ARENA_PREPARED_SANDBOXES``), or
+    None where matches run inline (in a web process: nothing is kept there) or it is 0. Made
+    on first use in each process (a forked child makes its own); :func:`sandbox_pool_close` at
+    the worker's shutdown tears it down."""
+    global _pool
+    if settings.ARENA_EXECUTION != "celery" or settings.ARENA_PREPARED_SANDBOXES <= 0:
+        return None
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), SandboxPool(settings.ARENA_PREPARED_SANDBOXES))
+        return _pool[1]
+
+
+def sandbox_pool_close() -> None:
+    """Tear down this process's prepared sandboxes (a worker shutting down)."""
+    global _pool
+    with _pool_lock:
+        made, _pool = _pool, None
+    if made is not None and made[0] == os.getpid():
+        made[1].close()
 
 
 @dataclass
@@ -71,12 +103,15 @@ def play(
         for seat in seats:
             if seat is not None and seat.sha256 not in packages:
                 packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
+        pool = sandbox_pool()
         for index, seat in enumerate(seats):
             if seat is None:
                 agents.append(engine.make_agent(game, "heuristic", seed * 31 + index))
             else:
                 trusted = settings.ARENA_TRUSTED_BOTS
-                agents.append(SandboxedAgent(packages[seat.sha256], limits, trusted=trusted))
+                agents.append(
+                    SandboxedAgent(packages[seat.sha256], limits, trusted=trusted, pool=pool)
+                )
         names = [s.name if s else "house heuristic" for s in seats]
         playing = agents if progress is None else [ProgressAgent(a, progress) for a in agents]
         result = engine.run_match(rules, None, playing, seed, duplicate=duplicate, entrants=names)
