@@ -55,6 +55,15 @@ def actions(result: engine.MatchResult) -> list[list[tuple[int, str]]]:
     ]
 
 
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (which runs nothing and holds nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
 def seen(agent: SandboxedAgent) -> list[dict[str, object]]:
     return [
         json.loads(line[5:]) for line in agent.stderr_log.splitlines() if line.startswith("SEEN ")
@@ -146,10 +155,8 @@ def test_nothing_of_a_previous_bot_is_seen_by_the_next(
                 assert second._res.directory != first._res.directory
                 if uid is not None:
                     assert second._res.slot is not None and second._res.slot.uid != uid
-        assert len(first_pids) >= 3  # bubblewrap's two, the bot, its sleeper
-        for pid in first_pids:  # the first bot's processes are gone with it
-            with pytest.raises(ProcessLookupError):
-                os.kill(pid, 0)
+        assert len(first_pids) >= 2  # the bot and its sleeper (bubblewrap's may be set aside)
+        assert [pid for pid in first_pids if alive(pid)] == []  # gone with the first bot
         assert pool.wait(60) and pool.ready_count() == 2  # what the two took, prepared again
         with SandboxedAgent(path, limits, pool=pool) as third:  # after it, same pool
             third.start({"game": GAME, "seat": 2, "params": PARAMS})
