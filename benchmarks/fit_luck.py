@@ -12,7 +12,7 @@ linear function of the features can say. The seeds are apart from the benchmarks
 ``benchmarks/luck.py`` and ``benchmarks/ranking.py`` start below 1,000,000), so the fit is
 judged on deals it has not seen; the same ``--seed`` writes the same file.
 
-Run: ``python benchmarks/fit_luck.py`` (about ten minutes of CPU) or ``--games N``; ``--check``
+Run: ``python benchmarks/fit_luck.py`` (under a minute of CPU) or ``--games N``; ``--check``
 fits and prints the in-sample share of the score variance explained without writing.
 """
 
