@@ -465,17 +465,8 @@ class SandboxedAgent(Agent):
         self.startup_seconds.append(time.monotonic() - self._process.started)
         self._res.watch_init()
         self._end_turn()
-        self._set_aside(self._res)
         if self._pool is not None:
             self._pool.refill()
-
-    def _set_aside(self, res: SandboxResources) -> None:
-        """Once its bot is ready: bubblewrap's two processes out of the part frozen at every
-        turn; in the background: the move can wait milliseconds for the kernel
-        (:meth:`BotGroup.set_aside`)."""
-        group, process = res.group, res.process
-        if group is not None and self.freezes and res.wrapped and process is not None:
-            background("gate").submit(group.set_aside, process.pid)
 
     def _wait_ahead(self, game: _Ahead) -> None:
         """Wait for a bot started ahead; once ready, freeze it until its game (its usage
@@ -495,7 +486,6 @@ class SandboxedAgent(Agent):
         if res.group is not None:
             res.group.freeze(wait=False)  # start_games runs only where bots are frozen
             game.turn_end = res.group.usage()
-        self._set_aside(res)
         game.ready = True
 
     def _startup(self, res: SandboxResources, hello: bytes | None) -> AgentFault | None:

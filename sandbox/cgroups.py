@@ -23,12 +23,6 @@ Two backends behind one interface (:class:`Backend` creates :class:`BotGroup` ob
   each mounted on its own; bot groups live in ``arena-sandbox/`` under the worker's own group in
   each hierarchy (or under ``ARENA_SANDBOX_CGROUP_ROOT``/<controller>).
 
-Only the bot's own processes are frozen: once it is ready, the sandbox's two bubblewrap
-processes (trusted, waiting in the kernel for their child) are set aside, out of the part of the
-group that freezes but in its limits and killed with it (:meth:`BotGroup.set_aside`): on v1 into
-the freezer's parent folder, on v2 into the group itself, whose child ``bot`` holds the bot's
-processes and is what freezes. Otherwise every freeze and thaw woke both of them.
-
 A bot's processes enter their group before any of them runs: the worker starts a gate
 (``/bin/sh`` waiting for one line on its stdin), moves the gate's pid into the group, then
 releases it; the gate ``exec``\\s the sandbox, whose every later process inherits the group.
@@ -51,7 +45,6 @@ import logging
 import os
 import secrets
 import signal
-import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -66,7 +59,6 @@ V1_CONTROLLERS = ("memory", "pids", "freezer", "cpuacct")
 V2_CONTROLLERS = ("memory", "pids")
 V1_PARENT = "arena-sandbox"
 V1_FREEZER_ANCHOR = "freezer-anchor"
-V2_BOT_LEAF = "bot"  # a v2 group's child holding the bot's processes: the part frozen
 UNIFIED = "unified"  # V1Group.dirs key of the bot's cgroup2 twin (hybrid hosts: CPU pressure)
 #: the gate: waits for one line on stdin (the worker sends it once the pid is in the group)
 GATE_ARGV = ("/bin/sh", "-c", 'read -r _ && exec "$@"', "arena-gate")
@@ -113,9 +105,6 @@ class BotGroup(ABC):
         self.name = name
         self.frozen = False
         self._fds: dict[tuple[Path, int], int] = {}  # files used at every decision stay open
-        self._aside: dict[int, int] = {}  # pid -> pidfd of bubblewrap's processes (set_aside)
-        self._aside_lock = threading.Lock()  # set_aside may run in another thread than kill
-        self._ending = False  # being killed: nothing more is set aside
 
     def _set(self, path: Path, value: bytes) -> None:
         os.pwrite(self._fd(path, os.O_WRONLY), value, 0)
@@ -140,59 +129,7 @@ class BotGroup(ABC):
             _write(path, str(pid))
 
     def pids(self) -> list[int]:
-        """The processes freezing and killing act on: every process of the bot (not those
-        :meth:`set_aside`)."""
         return [int(p) for p in _read(self.procs_files[0]).split()]
-
-    def set_aside(self, outer: int) -> list[int]:
-        """Take the sandbox's own bubblewrap processes out of the part of the group that is
-        frozen: ``outer`` (the worker's child) and its only child, the sandbox's init; returns
-        the pids moved. Call it once the bot said ``ready``: both exist then, and neither runs
-        bot code (both wait in the kernel until their child exits).
-
-        The kernel wakes every process of a frozen group at each freeze and each thaw (each
-        sleeping ``wait4`` or ``poll`` of bubblewrap's is interrupted to reach the freezer, then
-        restarted): two processes more to switch to, twice a decision. Set aside, they stay in
-        the memory and process limits and are killed with the group (:meth:`kill`,
-        :meth:`destroy`), through pidfds, so a pid reused meanwhile is never signalled.
-
-        A move into another group can wait for an RCU grace period (milliseconds, no CPU):
-        call it from a thread that does not hold the match up. Until it is done the freezer
-        stops bubblewrap's processes too, as before; once :meth:`kill` has begun it does
-        nothing. Fails silently (logged): the processes then stay where they were."""
-        with self._aside_lock:
-            if self._ending:
-                return []
-            moved: list[int] = []
-            for pid in _bubblewrap(outer):
-                try:
-                    fd = os.pidfd_open(pid)
-                except OSError:
-                    continue  # it ended meanwhile
-                if pid != outer and _bubblewrap(outer)[1:] != [pid]:
-                    os.close(fd)  # the init exited and the pid was reused: not ours
-                    continue
-                try:
-                    self._move_aside(pid)
-                except OSError as err:
-                    os.close(fd)
-                    log.warning("sandbox cgroup %s: cannot set %s aside: %s", self.name, pid, err)
-                    continue
-                self._aside[pid] = fd
-                moved.append(pid)
-            return moved
-
-    @abstractmethod
-    def _move_aside(self, pid: int) -> None:
-        """Move ``pid`` where it is in the bot's limits but not frozen with it."""
-
-    def _kill_aside(self, keep: int | None) -> None:
-        for pid, fd in self._aside.items():
-            if pid != keep:
-                try:
-                    signal.pidfd_send_signal(fd, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass  # it has exited already
 
     @abstractmethod
     def freeze(self, *, wait: bool = True) -> None:
@@ -241,12 +178,8 @@ class BotGroup(ABC):
 
         Keeping the sandbox's outer bubblewrap (the worker's child) alive lets it reap its
         child, the sandbox's init, which would otherwise be left to the host's init as a zombie.
-        The processes :meth:`set_aside` (not frozen) are signalled after the bot's: the init
-        exits then, the outer bubblewrap once it has reaped it.
         """
         deadline = time.monotonic() + timeout
-        with self._aside_lock:  # a set_aside under way ends first; none starts after
-            self._ending = True
         while victims := [pid for pid in self.pids() if pid != keep]:
             self.freeze()
             for pid in victims:
@@ -256,10 +189,8 @@ class BotGroup(ABC):
                     pass
             self.thaw()  # a frozen process acts on SIGKILL only once thawed (cgroup v1)
             if time.monotonic() > deadline:
-                self._kill_aside(keep)
                 return False
             time.sleep(POLL_S)
-        self._kill_aside(keep)
         if self.frozen:
             self.thaw()  # the kept process must be able to exit (and be killed)
         return True
@@ -277,18 +208,15 @@ class BotGroup(ABC):
         """Kill every process, wait until the group is empty, remove it. False: processes stuck
         (then the group stays and the caller must not reuse what the bot could reach)."""
         deadline = time.monotonic() + timeout
-        with self._aside_lock:
-            self._ending = True
         while not self._empty():
             self._kill_everything()
             if time.monotonic() > deadline:
                 log.error("sandbox cgroup %s still has processes %s", self.name, self.pids())
                 return False
             time.sleep(POLL_S)
-        for fd in [*self._fds.values(), *self._aside.values()]:
+        for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
-        self._aside.clear()
         for directory in self._directories():
             while True:
                 try:
@@ -349,32 +277,22 @@ class Backend(ABC):
 
 
 class V2Group(BotGroup):
-    """``path`` holds the limits, the accounting and, once :meth:`set_aside`, bubblewrap's
-    processes; the bot's own processes live in its child ``bot`` (:data:`V2_BOT_LEAF`), the
-    part that is frozen. A group with no controllers enabled below it may hold processes
-    beside its children (v2's "no internal processes" rule is about controllers), and the
-    leaf's memory and processes are charged to ``path``."""
-
     def __init__(self, name: str, path: Path) -> None:
         super().__init__(name)
         self.path = path
-        self.leaf = path / V2_BOT_LEAF
-        self._freeze_file = self.leaf / "cgroup.freeze"
+        self._freeze_file = path / "cgroup.freeze"
         self._stat_file = path / "cpu.stat"
         self._pressure_file = path / "cpu.pressure"
 
     @property
     def procs_files(self) -> tuple[Path, ...]:
-        return (self.leaf / "cgroup.procs",)
-
-    def _move_aside(self, pid: int) -> None:
-        _write(self.path / "cgroup.procs", str(pid))
+        return (self.path / "cgroup.procs",)
 
     def freeze(self, *, wait: bool = True) -> None:
         self._set(self._freeze_file, b"1")
         self.frozen = True
         if wait:
-            _wait_for(lambda: _keyed(self.leaf / "cgroup.events").get("frozen") == 1)
+            _wait_for(lambda: _keyed(self.path / "cgroup.events").get("frozen") == 1)
 
     def thaw(self) -> None:
         self._set(self._freeze_file, b"0")
@@ -395,13 +313,13 @@ class V2Group(BotGroup):
         return int(_read(peak)) if peak.exists() else None
 
     def _kill_everything(self) -> None:
-        _write(self.path / "cgroup.kill", "1")  # Linux >= 5.14; the leaf too, frozen or not
+        _write(self.path / "cgroup.kill", "1")  # Linux >= 5.14; frozen processes die too
 
     def _empty(self) -> bool:
-        return _keyed(self.path / "cgroup.events").get("populated") == 0  # the leaf's too
+        return _keyed(self.path / "cgroup.events").get("populated") == 0
 
     def _directories(self) -> tuple[Path, ...]:
-        return (self.leaf, self.path)  # the leaf first
+        return (self.path,)
 
 
 class V2Backend(Backend):
@@ -421,7 +339,6 @@ class V2Backend(Backend):
         path = group.path
         path.mkdir(mode=0o755)
         try:
-            group.leaf.mkdir(mode=0o755)
             self._limit(path, limits)
         except OSError:
             group.destroy(timeout=1.0)
@@ -483,11 +400,6 @@ class V1Group(BotGroup):
     @property
     def procs_files(self) -> tuple[Path, ...]:
         return tuple(d / "cgroup.procs" for d in self.dirs.values())
-
-    def _move_aside(self, pid: int) -> None:
-        # into the freezer parent (never frozen; v1 lets a group with children hold processes):
-        # only the freezer changes, the memory, pids and CPU groups stay the bot's
-        _write(self.dirs["freezer"].parent / "cgroup.procs", str(pid))
 
     def pids(self) -> list[int]:  # the freezer's view: what freezing and killing act on
         freezer = self.dirs["freezer"] / "cgroup.procs"
@@ -791,18 +703,6 @@ def _find_dirs(top: Path, name: str, depth: int = 8) -> list[Path]:
         elif depth > 1 and not entry.name.startswith("bot-"):
             found += _find_dirs(Path(entry.path), name, depth - 1)
     return found
-
-
-def _bubblewrap(outer: int) -> list[int]:
-    """The sandbox's bubblewrap processes: ``outer`` and, if it has exactly one (as it does
-    once the sandbox runs), its child, the sandbox's init (the kernel's list of a process's
-    children; not on every kernel: then ``outer`` alone)."""
-    try:
-        with open(f"/proc/{outer}/task/{outer}/children", "rb") as f:
-            children = f.read().split()
-    except OSError:
-        return [outer]
-    return [outer, int(children[0])] if len(children) == 1 else [outer]
 
 
 def _read(path: Path) -> str:

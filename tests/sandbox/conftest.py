@@ -135,29 +135,6 @@ def use_backend(monkeypatch: pytest.MonkeyPatch, backend: cgroups.Backend) -> No
     monkeypatch.setattr(cgroups, "_detect", lambda root: (backend, ""))
 
 
-def cpu_ticks(pid: int) -> int:
-    """User and system CPU time of one process so far, in clock ticks (/proc/<pid>/stat)."""
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        fields = f.read().rsplit(b")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def switches(pid: int) -> int:
-    """Context switches of one process so far, voluntary or not (/proc/<pid>/status)."""
-    total = 0
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.endswith("ctxt_switches"):  # voluntary_... and nonvoluntary_...
-                total += int(value)
-    return total
-
-
-def children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(child) for child in f.read().split()]
-
-
 @pytest.fixture
 def limits() -> Limits:
     return TEST_LIMITS

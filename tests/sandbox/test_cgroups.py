@@ -20,7 +20,6 @@ import pytest
 
 from sandbox import SandboxedAgent, SandboxUnavailable, cgroups
 from sandbox.limits import Limits
-from tests.sandbox.conftest import children, cpu_ticks, switches
 
 MiB = 1024 * 1024
 
@@ -64,23 +63,20 @@ def fake_v2_parent(tmp_path: Path, controllers: str = "cpuset cpu io memory pids
 
 
 class FakeKernel:
-    """Answers for the files a real cgroup v2 kernel would: marks a new group (and its leaf,
-    where the bot's processes are) populated, the leaf frozen on its ``cgroup.freeze``, both
-    no longer populated on the group's ``cgroup.kill``."""
+    """Answers for the files a real cgroup v2 kernel would: marks a new group populated,
+    frozen on ``cgroup.freeze``, no longer populated on ``cgroup.kill``."""
 
     def __init__(self, group: Path) -> None:
         self.group = group
-        self.leaf = group / cgroups.V2_BOT_LEAF
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def events(self, populated: int, frozen: int) -> None:
-        for path in (self.group, self.leaf):
-            (path / "cgroup.events").write_text(f"populated {populated}\nfrozen {frozen}\n")
+        (self.group / "cgroup.events").write_text(f"populated {populated}\nfrozen {frozen}\n")
 
     def run(self) -> None:
         while not self.stop.is_set():
-            freeze = self.leaf / "cgroup.freeze"
+            freeze = self.group / "cgroup.freeze"
             if (self.group / "cgroup.kill").exists():
                 self.events(0, 0)
                 return
@@ -108,11 +104,9 @@ def test_v2_enables_its_controllers_and_writes_the_limits(tmp_path: Path) -> Non
     assert (group.path / "memory.max").read_text() == str(96 * MiB)
     assert (group.path / "memory.swap.max").read_text() == "0"
     assert (group.path / "pids.max").read_text() == "11"
-    group.add(4242)  # the bot's processes go into the group's leaf, the part frozen
-    leaf = group.path / cgroups.V2_BOT_LEAF
-    assert (leaf / "cgroup.procs").read_text() == "4242"
-    assert group.procs_files == (leaf / "cgroup.procs",)
-    assert group._directories() == (leaf, group.path)  # removed leaf first
+    group.add(4242)
+    assert (group.path / "cgroup.procs").read_text() == "4242"
+    assert group.procs_files == (group.path / "cgroup.procs",)
 
 
 def test_v2_freezes_accounts_and_tears_down(
@@ -133,18 +127,17 @@ def test_v2_freezes_accounts_and_tears_down(
     (group.path / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
     (group.path / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
     (group.path / "memory.peak").write_text(str(50 * MiB))
-    freeze = group.path / cgroups.V2_BOT_LEAF / "cgroup.freeze"
-    freeze.write_text("0")  # made by the kernel with the group
+    (group.path / "cgroup.freeze").write_text("0")  # made by the kernel with the group
     with FakeKernel(group.path):
-        group.freeze()  # returns once the leaf's cgroup.events says frozen
-        assert freeze.read_text() == "1" and group.frozen
+        group.freeze()  # returns once cgroup.events says frozen
+        assert (group.path / "cgroup.freeze").read_text() == "1" and group.frozen
         group.thaw()
-        assert freeze.read_text() == "0" and not group.frozen
+        assert (group.path / "cgroup.freeze").read_text() == "0" and not group.frozen
         assert group.cpu_seconds() == 2.5
         assert group.oom_kills() == 1
         assert group.memory_peak_bytes() == 50 * MiB
         assert group.destroy(timeout=10)  # cgroup.kill, wait for populated 0, rmdir
-    assert removed == [group.path / cgroups.V2_BOT_LEAF, group.path]
+    assert removed == [group.path]
 
 
 def test_v2_without_delegated_controllers_is_unavailable(tmp_path: Path) -> None:
@@ -239,59 +232,6 @@ def test_a_frozen_group_uses_no_cpu_and_teardown_leaves_nothing(
     assert group.destroy()
     proc.wait()
     assert not any(path.exists() for path in group.procs_files)  # removed
-
-
-#: a stand-in for a sandbox's processes: "bubblewrap outside" (this one), its only child
-#: "the sandbox's init" (ticking), and its child "the bot" (spinning)
-SANDBOX_TREE = """
-import os, time
-if os.fork() == 0:
-    if os.fork() == 0:
-        while True:
-            pass
-    while True:
-        time.sleep(0.001)
-os.wait()
-"""
-
-
-def gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"  # exited, not yet reaped
-    except OSError:
-        return True
-
-
-def test_processes_set_aside_are_not_frozen_and_die_with_the_group(
-    any_backend: cgroups.Backend,
-) -> None:
-    """``set_aside(outer)`` takes a process and its only child out of the part of the group
-    that is frozen and leaves the grandchild in it: while the group is frozen the grandchild
-    gets no CPU at all and the child keeps running; a kill takes all three."""
-    group = any_backend.create(cgroups.GroupLimits(memory_bytes=64 * MiB, max_pids=8))
-    outer = start_in(group, SANDBOX_TREE)
-    deadline = time.monotonic() + 30
-    while len(group.pids()) < 3 or cpu_ticks(group.pids()[-1]) == 0:
-        assert time.monotonic() < deadline, group.pids()
-        time.sleep(0.01)
-    [init] = children(outer.pid)
-    [bot] = children(init)
-    assert group.set_aside(outer.pid) == [outer.pid, init]
-    assert group.pids() == [bot]  # freezing and killing act on the bot alone
-    group.freeze()
-    spent, ticked = cpu_ticks(bot), switches(init)
-    time.sleep(0.3)
-    assert cpu_ticks(bot) == spent  # not a tick while frozen
-    assert switches(init) > ticked + 10  # set aside: it sleeps and wakes as it likes
-    assert group.kill()  # nothing kept: the bot, then those set aside
-    while not (gone(init) and gone(bot)):
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    assert group.set_aside(outer.pid) == []  # once a kill began, nothing more is set aside
-    outer.wait(timeout=30)
-    assert group.destroy()
-    assert not any(path.exists() for path in group.procs_files)
 
 
 def test_the_memory_limit_holds_for_the_whole_group(real_backend: cgroups.Backend) -> None:

@@ -9,7 +9,6 @@ control group's accounting, and teardown is checked right when ``close()`` retur
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,7 @@ import pytest
 
 import engine
 from sandbox import Limits, SandboxedAgent, cgroups
-from tests.sandbox.conftest import (
-    children,
-    cpu_ticks,
-    processes_matching,
-    switches,
-    use_backend,
-)
+from tests.sandbox.conftest import processes_matching, use_backend
 
 GAME, PARAMS = "belote", {"target": 1}
 
@@ -146,60 +139,6 @@ def test_a_spinning_bot_gets_no_cpu_between_its_turns(
         assert hostile.off_turn_cpu_seconds < 0.005, hostile.off_turn_cpu_seconds
     else:  # at least 3 x 3 x 20 ms of others' thinking passed between its turns
         assert hostile.off_turn_cpu_seconds > 0.05, hostile.off_turn_cpu_seconds
-
-
-def test_bubblewrap_is_not_woken_at_each_turn_and_ends_with_the_bot(
-    any_backend: cgroups.Backend,
-    bwrap_ok: None,
-    limits: Limits,
-    write_bot: Callable[..., Path],
-) -> None:
-    """Once the bot is ready, bubblewrap's two processes (outside the sandbox, and its init)
-    leave the part of the bot's group that is frozen, staying in its limits: 200 decisions
-    wake neither (each freeze and each thaw woke both: about 3.5 switches a decision), the
-    bot's spinning children still get no CPU between its turns, and when ``close`` returns
-    none of the processes is left. On each backend this host has (v1 and v2 here)."""
-    bot = write_bot(
-        """
-        def act(m):
-            if m["id"] == 1:
-                for _ in range(2):
-                    if os.fork() == 0:
-                        while True:
-                            pass
-            return m["legal"][0]
-        serve(act)
-        """
-    )
-    agent = SandboxedAgent(bot, limits)
-    agent.start({"game": GAME, "seat": 0, "params": PARAMS})
-    agent.wait_ready()
-    group, process = agent._res.group, agent._res.process
-    assert group is not None and process is not None
-    outer = process.pid
-    [init] = children(outer)
-    deadline = time.monotonic() + 30  # set aside in the background: milliseconds
-    while {outer, init} & set(group.pids()):
-        assert time.monotonic() < deadline, group.pids()
-        time.sleep(0.01)
-    if isinstance(group, cgroups.V1Group):  # still in the bot's memory and process limits
-        limited = [group.dirs["memory"], group.dirs["pids"]]
-    else:
-        assert isinstance(group, cgroups.V2Group)
-        limited = [group.path]
-    for folder in limited:
-        assert {outer, init} <= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
-    woken = switches(outer) + switches(init)
-    for _ in range(200):
-        assert agent.act({"phase": "play"}, ["a", "b"]) == "a"
-    assert switches(outer) + switches(init) - woken <= 10  # was about 700
-    bot_pids = group.pids()
-    assert len(bot_pids) == 3  # the bot and its two spinning children
-    spent = sum(cpu_ticks(pid) for pid in bot_pids)
-    time.sleep(0.3)
-    assert sum(cpu_ticks(pid) for pid in bot_pids) == spent  # frozen between its turns
-    agent.close()
-    assert [pid for pid in [outer, init, *bot_pids] if alive(pid)] == []
 
 
 TEARDOWN = {
