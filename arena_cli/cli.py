@@ -668,7 +668,7 @@ def _play_one(
     finally:
         for agent in agents:
             if isinstance(agent, SandboxedAgent):
-                agent.close()
+                agent.close(wait=False)  # its stderr is complete
     return result, agents
 
 

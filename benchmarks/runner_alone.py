@@ -48,8 +48,8 @@ def play(job: dict[str, object]) -> None:
         engine.run_match(game, None, agents, int(job["seed"]),  # type: ignore[call-overload]
                          duplicate=bool(job["duplicate"]))  # fmt: skip
     finally:
-        for agent in agents:
-            agent.close()
+        for agent in agents:  # as a worker: the rest of the teardown in the background
+            agent.close(wait=False)
         for package in packages.values():
             package.close()
 

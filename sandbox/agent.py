@@ -29,6 +29,7 @@ import signal
 import threading
 import time
 import weakref
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -72,6 +73,7 @@ class _Resources(SandboxResources):
         super().__init__()
         self.package: BotPackage | None = None  # only when the agent loaded it itself
         self.stopping: list[_Stopping] = []  # finished games' bots, stopped in the background
+        self.stopped: list[_Stopping] = []  # their stderr taken, the teardown maybe going on
         self.ahead: list[_Ahead] = []  # later games' bots, started with the first game's
 
     def drop_ahead(self) -> None:
@@ -83,7 +85,7 @@ class _Resources(SandboxResources):
     def close(self) -> None:
         self.end_process()
         self.drop_ahead()
-        for stopping in self.stopping:
+        for stopping in self.stopping + self.stopped:
             stopping.done.result()
         if self.package is not None:
             self.package.close()
@@ -109,12 +111,15 @@ class _Stopping:
     wait for it: it has :data:`OVER_GRACE_S` to write its last stderr and exit, then every
     process of it is killed and reaped, its group removed and its uid freed
     (:meth:`SandboxResources.end_process`). Its stderr and memory peak are taken once it is
-    joined."""
+    joined: as soon as its output is closed (:attr:`drained`, :attr:`complete`; it exited),
+    while the rest of its teardown may still go on (:attr:`done`)."""
 
     def __init__(self, res: SandboxResources, game: int) -> None:
         self.res, self.game = res, game
         self.process = res.process
         self.memory_peak: int | None = None
+        self.drained = threading.Event()
+        self.complete = False  # its stderr was complete when drained was set
         self.done = background("stop").submit(self._run)
 
     def _run(self) -> None:
@@ -123,10 +128,18 @@ class _Stopping:
                 self.process.drain_post_mortem(time.monotonic() + OVER_GRACE_S)
             if self.res.group is not None:
                 self.memory_peak = self.res.group.memory_peak_bytes()
+            self.complete = self.process is None or self.process.output_closed
         except OSError:
             log.exception("sandbox: reading a finished bot's last output or memory peak")
         finally:
+            self.drained.set()
             self.res.end_process()
+
+    def wait_output(self) -> None:
+        """Until its stderr is complete: its output closed, else its processes killed."""
+        self.drained.wait()
+        if not self.complete:
+            self.done.result()
 
 
 class SandboxedAgent(Agent):
@@ -147,6 +160,7 @@ class SandboxedAgent(Agent):
     ) -> None:
         self._res = _Resources()
         self._pool = pool
+        self._closing: Future[Any] | None = None  # close(wait=False)'s background teardown
         self._finalizer = weakref.finalize(self, self._res.close)
         if not isinstance(bot, BotPackage):
             bot = self._res.package = load_bot(bot)
@@ -347,11 +361,20 @@ class SandboxedAgent(Agent):
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Kill the bot if it runs, wait until the bots of finished games are stopped, release
-        uids and staged files. Idempotent."""
+    def close(self, *, wait: bool = True) -> None:
+        """Kill the bot if it runs, wait until the bots of finished games have stopped (their
+        stderr is then complete), release uids and staged files. ``wait=False`` (a runner
+        moving on to its next match): what is left of the teardown (removing control groups,
+        freeing uids and folders, the processes' last exit) goes on in the background, and a
+        later ``close()`` waits for it. Idempotent."""
         self._end_game()
         self._settle()
+        if not wait:
+            if self._closing is None:
+                self._closing = background("close").submit(self._finalizer)
+            return
+        if self._closing is not None:
+            self._closing.result()
         self._finalizer()
 
     def __enter__(self) -> SandboxedAgent:
@@ -648,10 +671,13 @@ class SandboxedAgent(Agent):
             process.stderr.mark(started, f"--- act {self._seq} ---\n".encode())
 
     def _settle(self) -> None:
-        """Wait for the bots of finished games to be stopped; log their stderr, game by game."""
+        """Wait for the bots of finished games to have stopped (their stderr complete; the
+        rest of their teardown may go on: :meth:`close` waits for it); log their stderr, game by
+        game."""
         while self._res.stopping:
             stopping = self._res.stopping.pop(0)
-            stopping.done.result()
+            self._res.stopped.append(stopping)
+            stopping.wait_output()
             self._note_memory_peak(stopping.memory_peak)
             if stopping.process is not None:
                 self._collect_stderr(stopping.process, stopping.game)

@@ -328,5 +328,10 @@ class BotProcess:
                 stream.close()
 
     @property
+    def output_closed(self) -> bool:
+        """Its stdout and stderr reached end-of-file (every process holding them is gone)."""
+        return not self._open
+
+    @property
     def exited(self) -> bool:
         return self._exit is not None or self.wait_exit(0).returncode is not None

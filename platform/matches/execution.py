@@ -122,9 +122,9 @@ def play(
             raise PlatformRetry(f"{type(err).__name__}: {err}") from err
         raise PlatformFailure(f"{type(err).__name__}: {err}") from err
     finally:
-        for agent in agents:
+        for agent in agents:  # stderr complete; the rest of the teardown in the background
             if isinstance(agent, SandboxedAgent):
-                agent.close()
+                agent.close(wait=False)
         for package in packages.values():
             package.close()
     return Played(result, logs)

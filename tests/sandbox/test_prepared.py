@@ -1,5 +1,6 @@
-"""Sandboxes prepared ahead (sandbox.prepared, sandbox.pool) and every game's bots started at
-once (SandboxedAgent.start_games): real bubblewrap, real control groups where the host has them."""
+"""Sandboxes prepared ahead (sandbox.prepared, sandbox.pool), every game's bots started at once
+(SandboxedAgent.start_games) and teardown off the next match's path (close(wait=False)): real
+bubblewrap, real control groups where the host has them."""
 
 from __future__ import annotations
 
@@ -248,3 +249,33 @@ def test_the_pool_is_bounded_and_torn_down_on_close(bwrap_ok: None, limits: Limi
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped: gone
     assert not any(f is not None and f.exists() for f in folders)
+
+
+def test_close_without_waiting_keeps_the_log_complete_and_tears_down_later(
+    bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
+) -> None:
+    path = write_bot(
+        """
+        def on_over():
+            sys.stderr.write("my last words\\n")
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+
+        import subprocess
+        serve(lambda m: m["legal"][0])
+        on_over()
+        """
+    )
+    agents = [SandboxedAgent(path, limits) for _ in range(4)]
+    try:
+        result = engine.run_match(GAME, PARAMS, agents, seed=2, duplicate=True)
+    finally:
+        for agent in agents:
+            agent.close(wait=False)
+    assert result.faults == []
+    for agent in agents:  # every game's last stderr is in, though teardown may go on
+        assert agent.stderr_log.count("my last words") == 2
+    groups = [g for a in agents for g in a._res.stopped]
+    for agent in agents:
+        agent.close()  # waits for the teardown begun in the background
+    assert all(stopping.done.done() for stopping in groups)
+    assert all(stopping.res.process is None and stopping.res.slot is None for stopping in groups)
