@@ -315,7 +315,8 @@ class SandboxedAgent(Agent):
         rest = process.send_now(message)
         clock = self._start_turn()  # the bot's time: from its thaw to its reply
         try:
-            process.send(rest, clock.started + allowed_ms / 1000)
+            if rest:  # a message longer than the pipe takes at once (64 KiB)
+                process.send(rest, clock.started + allowed_ms / 1000)
             line = self._read_reply(process, clock, allowed_ms / 1000)
             self._end_turn(clock)
             process.drain_ready()  # what it wrote before its reply is in the pipe already
