@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -36,6 +37,9 @@ from .runtimes import GATE_WAITING, ResolvedRuntime
 
 #: how long a prepared sandbox may take to reach its gate (a loaded machine: seconds)
 GATE_TIMEOUT_S = 10.0
+#: the niceness a sandbox is prepared at, where the worker may set it back (root): preparing
+#: yields the CPU to the match being played; its bot runs at the worker's own priority
+PREPARE_NICE = 10
 
 
 class PreparedSandbox:
@@ -51,6 +55,8 @@ class PreparedSandbox:
         self.key = (runtime, limits)
         self.res = SandboxResources()
         self._waiting = False  # the gate said it waits
+        if os.geteuid() == 0:  # the sandbox inherits the niceness of the thread that starts it
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PREPARE_NICE)
         try:
             self.res.claim(runtime, limits, switch_uid=os.geteuid() == 0, backend=cgroups.backend())
             folder = tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-prepared-", dir=staging_base())
@@ -108,6 +114,8 @@ class PreparedSandbox:
         assert process is not None and folder is not None
         try:
             _fill(folder, bot.root)
+            if os.geteuid() == 0:  # the worker's own priority, before any of the bot runs
+                _renice(process.pid, os.getpriority(os.PRIO_PROCESS, 0))
             process.send(assignment, time.monotonic() + GATE_TIMEOUT_S)
         except (OSError, Closed, Timeout, OutputLimit) as err:
             res.end_process()
@@ -119,6 +127,20 @@ class PreparedSandbox:
         """Tear the sandbox down (nothing if it was handed out)."""
         self._waiting = False
         self.res.end_process()
+
+
+def _renice(pid: int, nice: int) -> None:
+    """Give ``pid`` and every descendant (bubblewrap's two processes and the waiting gate:
+    nothing else runs before the bot's line is sent) the niceness ``nice``."""
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            os.setpriority(os.PRIO_PROCESS, current, nice)
+            with open(f"/proc/{current}/task/{current}/children", "rb") as f:
+                todo += [int(child) for child in f.read().split()]
+        except (ProcessLookupError, FileNotFoundError):
+            continue
 
 
 def _fill(folder: Path, root: Path) -> None:

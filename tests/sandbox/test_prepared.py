@@ -33,6 +33,7 @@ def report(message):
         "shm": sorted(os.listdir("/dev/shm")),
         "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
         "uid": os.getuid(), "main": sorted(k for k in globals() if k.startswith("_")),
+        "nice": open("/proc/self/stat").read().rsplit(")", 1)[1].split()[16],
     }
     sys.stderr.write("SEEN " + json.dumps(seen) + "\\n")
     sys.stderr.flush()
