@@ -31,7 +31,7 @@ from sandbox.bwrap import SandboxUnavailable
 from sandbox.compile import CompileError, built
 from sandbox.limits import Limits
 from sandbox.package import BotPackage, BotPackageError, load_bot
-from sandbox.pool import SandboxPool
+from sandbox.pool import SandboxPool, prepared_capacity
 from sandbox.slots import SandboxSettingError
 
 from . import client
@@ -380,6 +380,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     started = time.monotonic()
     bar = Progress(args.matches, enabled=not args.quiet and args.matches > 1)
     pool = _sandbox_pool(game, entrants, args.duplicate) if args.matches > 1 else None
+    if pool is not None and pool.capacity <= 0:
+        pool = None
     try:
         for index in range(args.matches):
             seed = args.seed + index
@@ -637,10 +639,11 @@ _announced: list[bool] = []  # the sandbox's mode is shown once per run
 
 
 def _sandbox_pool(game: engine.Game, entrants: list[Entrant], duplicate: bool) -> SandboxPool:
-    """Sandboxes prepared while each match plays, for the next: one per sandboxed seat of
-    each of its games."""
+    """Sandboxes prepared while each match plays, for the next (``ARENA_PREPARED_SANDBOXES``,
+    default none): at most one per sandboxed seat of each of its games."""
     games = len(game.duplicate_rotations()) if duplicate else 1
-    return SandboxPool(games * sum(e.package is not None for e in entrants))
+    wanted = games * sum(e.package is not None for e in entrants)
+    return SandboxPool(min(prepared_capacity(), wanted))
 
 
 def _play_one(

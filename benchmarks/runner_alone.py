@@ -6,7 +6,7 @@ take the next match as they come free: the baseline of ``benchmarks/platform_thr
 ``JOBS.json`` is a list of ``{"game", "params", "seed", "duplicate", "seats": [file, ...]}``.
 Prints the seconds spent playing (after the imports), so start-up is not counted. Each process
 keeps a pool of prepared sandboxes as a platform worker does (``ARENA_PREPARED_SANDBOXES``,
-default 16; 0: none).
+default 0: none).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import multiprocessing.util
-import os
 import sys
 import time
 from pathlib import Path
@@ -24,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
 from sandbox import SandboxedAgent, load_bot  # noqa: E402
-from sandbox.pool import SandboxPool  # noqa: E402
+from sandbox.pool import SandboxPool, prepared_capacity  # noqa: E402
 
-POOL_SIZE = int(os.environ.get("ARENA_PREPARED_SANDBOXES", "16"))
+POOL_SIZE = prepared_capacity()
 _pools: list[SandboxPool] = []  # this process's, made in it (after the fork)
 
 

@@ -16,8 +16,9 @@ sandbox (bubblewrap, rlimits, a uid slot when root). 4 bots ready is measured wi
 sandboxes prepared beforehand (:mod:`sandbox.pool`, as a worker's next match finds them; the
 pool's thread starts them, on any CPU) and cold, without. Then steady streams (any CPU): matches
 played back to back with fresh sandboxed bots for every game, each match's bots all started at
-once and the pool (``--pool``, as a worker keeps) preparing the next match's sandboxes while one
-plays; wall and CPU time per match (CPU: this process and every bot process).
+once; without prepared sandboxes (as workers run by default) and with a pool of ``--pool``
+preparing the next match's sandboxes while one plays (``ARENA_PREPARED_SANDBOXES``), the two
+alternated; wall and CPU time per match (CPU: this process and every bot process).
 
 Then the runtimes of issue 17 (any CPU): the numpy starter kit's start-up (spawn -> ``ready``,
 numpy imported), the C++ starter kit's decision round trip against the Python random bot's, and
@@ -58,6 +59,7 @@ RATIO_TARGETS = {  # issue 33: against the floor measured in the same run
     "round trip / raw pipe": 1.3,
     "4 bots ready / one bwrap start": 1.5,
 }
+GERONIMO: dict[str, object] = {"mode": "geronimo"}
 STREAM_TARGETS = {"belote duplicate": 100.0, "barbu geronimo": 200.0}  # ms of wall per match
 NUMPY_READY_TARGET_MS = 150.0
 CPP_ROUND_TRIP_TARGET = 1.2  # times the Python bot's
@@ -253,8 +255,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--decisions", type=int, default=3000)
     parser.add_argument("--stream", type=int, default=10, help="matches per steady stream")
+    parser.add_argument("--stream-runs", type=int, default=3, help="streams of each kind")
     parser.add_argument(
-        "--pool", type=int, default=16, help="prepared sandboxes the streams keep (0: none)"
+        "--pool", type=int, default=16, help="prepared sandboxes the pooled streams keep"
     )
     parser.add_argument("--compiles", type=int, default=3, help="C++ compile runs (median)")
     parser.add_argument("--runtimes-only", action="store_true", help="only issue 17's figures")
@@ -312,12 +315,14 @@ def main() -> None:
             rows.setdefault(name, []).append(f"{value:.2f} ×")
         os.sched_setaffinity(0, all_cpus)
     prepared.close()
-    streams = {
-        "belote duplicate": stream("belote", {}, True, bot, limits, args.stream, args.pool),
-        "barbu geronimo": stream(
-            "barbu", {"mode": "geronimo"}, False, bot, limits, args.stream, args.pool
-        ),
-    }
+    games = {"belote duplicate": ("belote", {}, True), "barbu geronimo": ("barbu", GERONIMO, False)}
+    streams: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    for _ in range(args.stream_runs):  # alternated: a change in the machine's load hits both
+        for name, (game, params, duplicate) in games.items():
+            for size in (0, args.pool):
+                streams.setdefault((name, size), []).append(
+                    stream(game, params, duplicate, bot, limits, args.stream, size)
+                )
     baseline_barbu = median_ms(lambda: in_process("barbu", {"mode": "geronimo"}), args.repeat)
     baseline_belote = median_ms(lambda: in_process("belote", {}), args.repeat)
     bot.close()
@@ -339,10 +344,12 @@ def main() -> None:
         print(f"{name:32} {values[0]:>12} {values[1]:>12} {shown:>10}")
     print(
         f"steady streams of {args.stream} matches, fresh sandboxed bots for every game (any CPU), "
-        f"{args.pool} prepared sandboxes kept:"
+        f"medians of {args.stream_runs} runs:"
     )
-    for name, (wall, cpu) in streams.items():
-        print(f"  {name:30} {wall:7.1f} ms wall per match (target ≤ {STREAM_TARGETS[name]:.0f}), "
+    for (name, size), runs in streams.items():
+        wall, cpu = (statistics.median(run[i] for run in runs) for i in (0, 1))
+        label = f"{name}, {size} prepared" if size else name
+        print(f"  {label:30} {wall:7.1f} ms wall per match (target ≤ {STREAM_TARGETS[name]:.0f}), "
               f"{cpu:.1f} ms CPU")  # fmt: skip
     print(f"in-process random agents: barbu geronimo {baseline_barbu:.1f} ms, "
           f"belote {baseline_belote:.1f} ms")  # fmt: skip

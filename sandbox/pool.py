@@ -18,6 +18,7 @@ dropped when met. Sandboxes handed out are their agents' to tear down.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import Counter
 
@@ -25,10 +26,20 @@ from .limits import Limits
 from .prepared import PreparedSandbox
 from .resources import background
 from .runtimes import ResolvedRuntime
+from .slots import SandboxSettingError
 
 log = logging.getLogger("sandbox")
 
 Key = tuple[ResolvedRuntime, Limits]
+
+
+def prepared_capacity() -> int:
+    """``ARENA_PREPARED_SANDBOXES`` (default 0: no pool), for runners outside the platform
+    (the ``arena`` command, benchmarks); the platform reads it with its settings."""
+    raw = os.environ.get("ARENA_PREPARED_SANDBOXES", "").strip() or "0"
+    if not raw.isdigit():
+        raise SandboxSettingError(f"ARENA_PREPARED_SANDBOXES={raw!r}: expected a whole number")
+    return int(raw)
 
 
 class SandboxPool:

@@ -212,8 +212,9 @@ ARENA_PACKAGE_CACHE = read_path(
 # 1 runs uploaded bots WITHOUT bubblewrap: only for a machine that cannot run it and only our own
 # bundled bots (scripts/run.sh decides); never on a server that accepts uploads.
 ARENA_TRUSTED_BOTS = read_bool(env, "ARENA_TRUSTED_BOTS", default=False)
-# Sandboxes a worker process keeps prepared for its next match (sandbox.pool); 0: none
-ARENA_PREPARED_SANDBOXES = read_int(env, "ARENA_PREPARED_SANDBOXES", default=16, minimum=0)
+# Sandboxes a worker process keeps prepared for its next match (sandbox.pool); 0: none (the
+# default: on a host whose cores the workers keep busy, preparing costs more CPU than it saves)
+ARENA_PREPARED_SANDBOXES = read_int(env, "ARENA_PREPARED_SANDBOXES", default=0, minimum=0)
 ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=8, minimum=0)
 ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
 # A match queued this long is sent to the workers again (its message may have been lost); a
