@@ -2,16 +2,17 @@
 
     .venv/bin/python benchmarks/sandbox.py [--repeat 7] [--decisions 3000] [--stream 10]
 
-The decision round trip is measured with the bot frozen between its decisions (the default:
-a thaw before each ``act`` and a freeze after each reply, its group's CPU time and CPU wait
-read for the clock and the off-turn accounting) and without, against the floor measured
-interleaved with them in the same run: the raw pipe through bubblewrap (the same act line,
-encoded, written to the same bot in the same sandbox without a control group, its reply read
-and parsed). Start-up is set against one bubblewrap start (the same sandbox, with the bot's uid,
-running a trusted no-op: spawn to exit). Every figure is a median over repeats, measured twice:
-with the referee (this process) and the bots free to run on any CPU, and pinned to one CPU
-(``os.sched_setaffinity``; the bots inherit it), which saves the cross-CPU wake-ups of a
-ping-pong protocol. Bots are the packaged random bot (``examples/random``) under the full
+The decision round trip is measured with the bot frozen between its decisions (the default: a
+thaw before each ``act`` and a freeze after each reply, its group's CPU time and CPU wait read
+for the clock and the off-turn accounting) and without, against the floor measured interleaved
+with them in the same run: the raw pipe through bubblewrap (the same act line, encoded, written
+to the same bot in the same sandbox without a control group, its reply read and parsed); with
+each, the referee's own CPU time per decision (the bot's is not in it), which a loaded machine
+moves less than wall time. Start-up is set against one bubblewrap start (the same sandbox, with
+the bot's uid, running a trusted no-op: spawn to exit). Every figure is a median over repeats,
+measured twice: with the referee (this process) and the bots free to run on any CPU, and pinned
+to one CPU (``os.sched_setaffinity``; the bots inherit it), which saves the cross-CPU wake-ups
+of a ping-pong protocol. Bots are the packaged random bot (``examples/random``) under the full
 sandbox (bubblewrap, rlimits, a uid slot when root). 4 bots ready is measured with four
 sandboxes prepared beforehand (:mod:`sandbox.pool`, as a worker's next match finds them; the
 pool's thread starts them, on any CPU) and cold, without. Then steady streams (any CPU): matches
@@ -103,11 +104,13 @@ def no_control_group() -> Iterator[None]:
 
 def round_trips(
     bot: object, limits: Limits, decisions: int, *, frozen: bool = True, raw: bool = False
-) -> tuple[float, float]:
-    """Median and 90th percentile (ms) of act() on one persistent bot with a real observation;
-    ``frozen``: the bot's control group is frozen between its decisions (the default). ``raw``:
-    the floor instead, the raw pipe through bubblewrap: the same act line encoded, written to
-    the bot (in the same sandbox, without a control group) and its reply read and parsed."""
+) -> tuple[float, float, float]:
+    """Median and 90th percentile (ms) of act() on one persistent bot with a real observation,
+    and the CPU time this process (the worker's side, not the bot's) spent per decision (ms:
+    steadier than wall time on a loaded machine); ``frozen``: the bot's control group is
+    frozen between its decisions (the default). ``raw``: the floor instead, the raw pipe
+    through bubblewrap: the same act line encoded, written to the bot (in the same sandbox,
+    without a control group) and its reply read and parsed."""
     game = engine.load_game("belote")
     state = game.new_initial_state(3)
     while state.observation(state.current_player())["phase"] != "play":
@@ -122,6 +125,7 @@ def round_trips(
         agent.wait_ready()
         process = agent._res.process
         assert process is not None
+        cpu = time.process_time()
         for decision in range(1, decisions + 1):
             started = time.perf_counter()
             if raw:
@@ -130,8 +134,9 @@ def round_trips(
             else:
                 agent.act(observation, legal)
             times.append(time.perf_counter() - started)
+        cpu = (time.process_time() - cpu) / decisions
     times.sort()
-    return statistics.median(times) * 1000, times[int(len(times) * 0.9)] * 1000
+    return statistics.median(times) * 1000, times[int(len(times) * 0.9)] * 1000, cpu * 1000
 
 
 def bwrap_start(bot: object, limits: Limits) -> float:
@@ -274,7 +279,11 @@ def main() -> None:
     rows: dict[str, list[str]] = {}
     for cpus in (all_cpus, {min(all_cpus)}):  # any CPU, then pinned to one
         os.sched_setaffinity(0, cpus)
-        trips: dict[str, list[tuple[float, float]]] = {"raw": [], "frozen": [], "unfrozen": []}
+        trips: dict[str, list[tuple[float, float, float]]] = {
+            "raw": [],
+            "frozen": [],
+            "unfrozen": [],
+        }
         starts: dict[str, list[float]] = {"bwrap": [], "one": [], "four": [], "cold": []}
         for _ in range(args.repeat):  # interleaved: a change in the machine's load hits all
             starts["bwrap"].append(bwrap_start(bot, limits) * 1000)
@@ -286,7 +295,8 @@ def main() -> None:
             trips["frozen"].append(round_trips(bot, limits, args.decisions))
             trips["unfrozen"].append(round_trips(bot, limits, args.decisions, frozen=False))
         trip = {
-            k: tuple(statistics.median(t[i] for t in v) for i in (0, 1)) for k, v in trips.items()
+            k: tuple(statistics.median(t[i] for t in v) for i in (0, 1, 2))
+            for k, v in trips.items()
         }
         start = {k: statistics.median(v) for k, v in starts.items()}
         barbu = median_ms(lambda: match("barbu", {"mode": "geronimo"}, bot, limits), args.repeat)
@@ -301,6 +311,9 @@ def main() -> None:
             ("  (90th percentile)", trip["frozen"][1]),
             ("round trip, not frozen", trip["unfrozen"][0]),
             ("  (90th percentile) ", trip["unfrozen"][1]),
+            ("worker's CPU per decision: raw", trip["raw"][2]),
+            ("  frozen, with accounting", trip["frozen"][2]),
+            ("  not frozen", trip["unfrozen"][2]),
             ("barbu geronimo match", barbu),
             ("belote match", belote),
         ):
