@@ -77,7 +77,7 @@ from ratings.strength import (  # noqa: E402
     order_confidence,
     rank,
 )
-from tournaments.matchmaking import Candidate, meetings_of, plan_tables  # noqa: E402
+from tournaments.matchmaking import Candidate, plan_tables  # noqa: E402
 
 Table = tuple[int, ...]
 Result = list[Order]  # one match: one finishing order, or one (or two weighted) per board / deal
@@ -288,7 +288,7 @@ def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace
                 for t in plan_tables(
                     candidates=[Candidate(b, games[b], batch) for b in bots],
                     fit=current,
-                    meetings=meetings_of(tables),
+                    pending={},  # the last plan's tables are all played
                     table_size=pool.size,
                     count=batch,
                     rng=rng,

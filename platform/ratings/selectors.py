@@ -21,7 +21,7 @@ import engine
 from arena.dispatch import send
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
-from matches.results import Order, SeatResult, board_orders, bot_results, ranks_of
+from matches.results import Order, SeatResult, board_orders, bot_results
 from ratings import fairness, strength
 from ratings.models import Ladder, Rating, RatingChange
 
@@ -265,17 +265,14 @@ def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
 @dataclass(frozen=True)
 class LadderFit:
     """What the ladder scheduler pairs by: the point strength fit of the game's recent matches
-    (None without any) and the bots of each of those matches (who met whom)."""
+    (None without any)."""
 
     fit: strength.Fit[int] | None
-    tables: list[list[int]]
 
 
 def ladder_fit(*, game: str) -> LadderFit:
     """:class:`LadderFit` of the game's last :data:`STRENGTH_WINDOW` finished matches."""
-    rankings = match_rankings(game=game)
-    tables = [[bot for bot, _ in ranks_of(orders[0])] for orders in rankings]
-    return LadderFit(strength.fit_matches(rankings), tables)
+    return LadderFit(strength.fit_matches(match_rankings(game=game)))
 
 
 def ladder_fit_current(*, game: str) -> LadderFit:

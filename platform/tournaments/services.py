@@ -260,13 +260,13 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
     recent = ladder_fit_current(game=ladder.game)
-    # queued matches count as meetings too, so a pair is not queued again and again before
-    # its first results are in
-    met = meetings_of(recent.tables + [list(table) for table in queued.values()])
+    # queued matches lower their pairs' priority, so a pair is not queued again and again
+    # before its first results are in (finished ones are in the fit already)
+    waiting = meetings_of([list(table) for table in queued.values()])
     tables = plan_tables(
         candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk], _author(b))
                     for b in bots],  # fmt: skip
-        fit=recent.fit, meetings=met,
+        fit=recent.fit, pending=waiting,
         table_size=size, count=free, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}

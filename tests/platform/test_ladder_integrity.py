@@ -164,10 +164,10 @@ def test_the_ladder_never_seats_two_bots_of_one_author(held_matches: list[int]) 
 
 def test_the_matchmaking_skips_tables_it_cannot_fill_apart() -> None:
     same = [Candidate(bot, 10, 5, author=1) for bot in range(3)]
-    assert plan_tables(candidates=same, fit=None, meetings={}, table_size=2, count=3,
+    assert plan_tables(candidates=same, fit=None, pending={}, table_size=2, count=3,
                        rng=random.Random(1)) == []  # fmt: skip
     mixed = [*same, Candidate(9, 0, 5, author=None)]  # the house may meet anyone
-    tables = plan_tables(candidates=mixed, fit=None, meetings={}, table_size=2, count=3,
+    tables = plan_tables(candidates=mixed, fit=None, pending={}, table_size=2, count=3,
                          rng=random.Random(1))  # fmt: skip
     assert tables and all(9 in t for t in tables)
 

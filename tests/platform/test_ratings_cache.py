@@ -138,5 +138,5 @@ def test_the_refresh_stores_the_figures_and_releases_the_lock() -> None:
 def test_the_scheduler_s_fit_is_kept_between_top_ups() -> None:
     # issue 35: a top-up follows every result; reading and fitting the window took seconds
     first = selectors.ladder_fit_current(game="belote")
-    assert first == selectors.LadderFit(None, [])
+    assert first == selectors.LadderFit(None)
     assert cache.get("ratings:schedule:belote")[2] == first
