@@ -23,7 +23,7 @@ import threading
 from collections import Counter
 
 from .limits import Limits
-from .prepared import PreparedSandbox
+from .prepared import PreparedSandbox, prepare_at_low_priority
 from .resources import background
 from .runtimes import ResolvedRuntime
 from .slots import SandboxSettingError
@@ -155,6 +155,7 @@ class SandboxPool:
     def _prepare(self, keys: list[Key]) -> None:
         """Start every sandbox asked for (side by side), then wait for each to reach its gate
         and offer it; in the ``prepare`` thread, which outlives them."""
+        prepare_at_low_priority()
         started: list[PreparedSandbox] = []
         for runtime, limits in keys:
             try:

@@ -37,9 +37,17 @@ from .runtimes import GATE_WAITING, ResolvedRuntime
 
 #: how long a prepared sandbox may take to reach its gate (a loaded machine: seconds)
 GATE_TIMEOUT_S = 10.0
-#: the niceness a sandbox is prepared at, where the worker may set it back (root): preparing
-#: yields the CPU to the match being played; its bot runs at the worker's own priority
+#: the niceness the pool's thread prepares sandboxes at (they inherit it), where the worker may
+#: set it back (root): preparing yields the CPU to the match being played; each bot runs at the
+#: niceness of the thread that assigns it, as a fresh one would
 PREPARE_NICE = 10
+
+
+def prepare_at_low_priority() -> None:
+    """Make the calling thread (one that only prepares sandboxes) start them at
+    :data:`PREPARE_NICE`; nothing where the niceness could not be set back (not root)."""
+    if os.geteuid() == 0:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PREPARE_NICE)
 
 
 class PreparedSandbox:
@@ -55,8 +63,6 @@ class PreparedSandbox:
         self.key = (runtime, limits)
         self.res = SandboxResources()
         self._waiting = False  # the gate said it waits
-        if os.geteuid() == 0:  # the sandbox inherits the niceness of the thread that starts it
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PREPARE_NICE)
         try:
             self.res.claim(runtime, limits, switch_uid=os.geteuid() == 0, backend=cgroups.backend())
             folder = tempfile.mkdtemp(prefix=f"bot-{os.getpid()}-prepared-", dir=staging_base())
