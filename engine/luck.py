@@ -116,6 +116,8 @@ def _hand_terms(name: str, position: Position, place: int, hand: tuple[str, ...]
     seat's role's weights). Cached: a deal's rotations value the same hands again."""
     x = _hand_features(name, position, hand)
     blocks = _weight_blocks(name, position.key)[1]
+    if len(x) != len(blocks[0][0]):  # map() below would drop the extra features silently
+        raise ValueError(f"{WEIGHTS_FILE.name} was fitted on other {name} features: refit it")
     n = len(blocks)
     return [sum(map(operator.mul, blocks[(place - k) % n][k], x)) for k in range(n)]
 

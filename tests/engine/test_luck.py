@@ -17,7 +17,16 @@ import engine
 from engine import Agent, Game, State
 from engine.cards import TEXT_OF, Card, cards
 from engine.frozen import FrozenList
-from engine.luck import deal_luck, replay_luck, seat_luck, state_luck
+from engine.luck import (
+    chance_events,
+    deal_luck,
+    fitted_value,
+    fitted_weights,
+    replay_luck,
+    seat_luck,
+    state_luck,
+)
+from engine.luck_features import FEATURES, seat_rows
 
 HIGH_CARD_DECK = "9s Ts Js Qs Ks".split()
 
@@ -216,3 +225,32 @@ def test_a_deal_that_did_not_finish_has_no_luck() -> None:
     assert state.deals[-1].scores is None
     assert luck[-1] == [0.0] * 4
     assert all(len(deal) == 4 for deal in luck)
+
+
+@pytest.mark.parametrize(("name", "params"), [("belote", {}), ("bauer", {}), ("barbu", {})])
+def test_the_fitted_value_is_the_weights_times_the_features(
+    name: str, params: dict[str, Any]
+) -> None:
+    """At every chance event of a few deals, the fitted value (summed hand by hand, cached) is
+    the stored weights of each seat's role times its row of features, whose length the weights
+    match (a feature added without a new fit would be caught here, not silently dropped)."""
+    game = engine.load_game(name, **params)
+    features = FEATURES[name]
+    agents = [engine.RandomAgent(s) for s in range(game.num_players)]
+    state = engine.play_game(game, agents, 3).state
+    events = 0
+    for record in state.deals[:4]:
+        actions = [a for _, a in state.history[record.start : record.end]]
+        for event in chance_events(game, record.deck, record.dealer, actions):
+            position = features.position(event.state)
+            weights = fitted_weights()[name][position.key]
+            assert len(weights) == game.num_players
+            for hands in event.arrangements:
+                rows = seat_rows(features, position, hands)
+                expected = [
+                    sum(w * x for w, x in zip(weights[role], row, strict=True))
+                    for role, row in rows
+                ]
+                assert fitted_value(event.state, hands) == pytest.approx(expected)
+            events += 1
+    assert events >= 4
