@@ -391,8 +391,12 @@ def main() -> None:  # pragma: no cover - a benchmark, run by hand
 
     call_command("migrate", verbosity=0)
     home = Path(tempfile.mkdtemp(prefix="arena-load-"))
-    from arena.celery import QUEUES, app
+    from arena.celery import QUEUES, app, broker_restarted
 
+    # this run's queue prefix is new to the broker: mark it seen, or the reaper's first pass
+    # would take the missing marker for a broker restarted empty and send the first
+    # tournament's queued matches again (duplicate claims the "alone" rate would carry)
+    broker_restarted()
     queues = [prefix + q for q in QUEUES]
     # docker-compose's worker: every queue (this run's, by ARENA_QUEUE_PREFIX) and
     # ARENA_WORKER_CONCURRENCY processes, from arena.celery

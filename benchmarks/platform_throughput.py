@@ -74,7 +74,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 import engine  # noqa: E402
-from arena.celery import QUEUES, app  # noqa: E402
+from arena.celery import QUEUES, app, broker_restarted  # noqa: E402
 from bots.house import package_bytes  # noqa: E402
 from bots.models import Bot, BotVersion, Package  # noqa: E402
 from matches.models import Match, MatchOrigin, MatchSeat, MatchStatus  # noqa: E402
@@ -110,6 +110,10 @@ def make_bots(game: str, count: int) -> list[Bot]:
 
 
 def start_workers(count: int, home: Path) -> list[subprocess.Popen[bytes]]:
+    # this run's queue prefix is new to the broker: mark it seen, or the reaper's first pass
+    # would take the missing marker for a broker restarted empty and send every queued match
+    # again (harmless duplicate claims, but work the figures should not carry)
+    broker_restarted()
     workers = []
     queues = ",".join(PREFIX + q for q in QUEUES)
     for i in range(count):
