@@ -134,7 +134,7 @@ def plan_tables(
     for _ in range(count):
         free = [c for c in candidates if joined[c.bot] < c.capacity]
         new = [c for c in free if c.version_games + joined[c.bot] < NEW_VERSION_GAMES]
-        seated = []  # the newest version first, the rest of its table by priority
+        seated = []  # the new version with the fewest games first, the rest by priority
         if new:
             seated.append(min(new, key=lambda c: (c.version_games + joined[c.bot], rng.random())))
         others = [c for c in free if c not in seated and all(apart(c, s) for s in seated)]
