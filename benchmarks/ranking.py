@@ -181,8 +181,8 @@ class Pool:
         if corrected:
             totals = [0.0] * self.size
             for p, g in zip(played, games, strict=True):
-                for scores in g.deal_scores:
-                    for seat, value in enumerate(scores or ()):
+                for deal in g.deal_scores:
+                    for seat, value in enumerate(deal or ()):
                         totals[p.positions[seat]] += value
             by_deal = self.game.scored_by_boards
         if by_deal or (duplicate and self.game.scored_by_boards):
