@@ -6,10 +6,11 @@ Its expectation is zero whoever plays, so the score minus the luck (the luck-cor
 ranks bots with less noise and the same mean. Luck is shown only once a match has finished,
 when its replay shows every card anyway.
 
-It is computed after recording, not in it: valuing every chance event plays deals out
-in-process, which costs a match's recording more than the rest of it, so a periodic task
-(``arena.matches.luck``; in the quick start the ladder's loop) fills it in for the newest
-finished matches first, a few seconds of CPU at a time, old matches included.
+It is computed after recording, not in it, so that the worker's path from one match to the
+next stays as short as it can be (a fitted value of the hands: a few milliseconds a match, see
+docs/ranking.md): a periodic task (``arena.matches.luck``; in the quick start the ladder's loop)
+fills it in for the newest finished matches first, a few seconds of CPU at a time, old matches
+included.
 """
 
 from __future__ import annotations
