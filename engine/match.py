@@ -121,7 +121,7 @@ def play_game(
         params = game.params_dict()
         for seat, agent in enumerate(agents):
             try:
-                agent.start({"game": game.name, "seat": seat, "params": params})
+                agent.start(start_info(game, seat, params))
             except AgentFault as err:
                 fault(seat, err, -1)
         waiting = [
@@ -197,6 +197,12 @@ def wait_ready_all(
     return faults
 
 
+def start_info(game: Game, seat: int, params: dict[str, Any]) -> dict[str, Any]:
+    """What an agent's ``start`` gets for a game in ``seat`` (and ``start_games`` ahead of it:
+    the two must agree, so one function builds both)."""
+    return {"game": game.name, "seat": seat, "params": params}
+
+
 def start_games(game: Game, agents: Sequence[Agent], rotations: Sequence[Sequence[int]]) -> None:
     """Start every game's bots at once, before the first game: each agent learns the ``info``
     of each game it will play (its seat in each rotation) and may start them all side by side;
@@ -205,7 +211,7 @@ def start_games(game: Game, agents: Sequence[Agent], rotations: Sequence[Sequenc
     infos: list[list[dict[str, Any]]] = [[] for _ in agents]
     for seat_map in rotations:
         for seat, entrant in enumerate(seat_map):
-            infos[entrant].append({"game": game.name, "seat": seat, "params": params})
+            infos[entrant].append(start_info(game, seat, params))
     ahead = [
         (entrant, agent)
         for entrant, agent in enumerate(agents)
