@@ -38,7 +38,9 @@ cards nobody has seen, so ``V`` cannot foresee a later draw.
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
 :func:`seat_luck` each entrant's total and :func:`corrected_deal_scores` the deal scores with
-the luck taken out, the inputs of :func:`engine.board_scores` for corrected boards.
+the luck taken out, the inputs of :func:`engine.board_scores` for corrected boards
+(:func:`corrected_boards_of_replay` a stored replay's, what the platform's ladder reads in the
+games where the correction wins: docs/ranking.md, "Luck on the ladder").
 """
 
 from __future__ import annotations
@@ -51,11 +53,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from .boards import BoardGame, board_scores
 from .cards import CARD_BY_TEXT
 from .game import Game, State
 from .games.badugi_hands import hand_value
 from .luck_features import FEATURES, Position
-from .registry import load_game
+from .registry import game_class, load_game
 
 #: arrangements of the unseen cards, the realised one included, that value a later chance event
 LATER_SAMPLES: Final = 4
@@ -291,13 +294,35 @@ def corrected_deal_scores(
     ]
 
 
-def seat_luck(replay: dict[str, Any]) -> tuple[float, ...]:
+def seat_luck(
+    replay: dict[str, Any], luck: Sequence[Sequence[Sequence[float]]] | None = None
+) -> tuple[float, ...]:
     """Per entrant: the luck of the seats it held, summed over the match's deals, in the units
     of the match's scores (``result.scores``: a team's seats each count their side's luck, as
-    they each count its score)."""
-    luck = [0.0] * len(replay["entrants"])
-    for played, deals in zip(replay["games"], replay_luck(replay), strict=True):
+    they each count its score). ``luck``: the replay's :func:`replay_luck`, if already
+    computed."""
+    per_game = replay_luck(replay) if luck is None else luck
+    total = [0.0] * len(replay["entrants"])
+    for played, deals in zip(replay["games"], per_game, strict=True):
         for deal in deals:
             for seat, entrant in enumerate(played["seats"]):
-                luck[entrant] += deal[seat]
-    return tuple(luck)
+                total[entrant] += deal[seat]
+    return tuple(total)
+
+
+def corrected_boards_of_replay(
+    replay: dict[str, Any], luck: Sequence[Sequence[Sequence[float]]] | None = None
+) -> list[list[float]] | None:
+    """:func:`engine.boards_of_replay` with every deal's scores luck-corrected
+    (:func:`corrected_deal_scores`): per board, per entrant, its side's corrected score on that
+    board; ``None`` where the replay has no boards (a plain match, a game scored by the set's
+    total). ``luck``: the replay's :func:`replay_luck`, if already computed."""
+    if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
+        return None
+    per_game = replay_luck(replay) if luck is None else luck
+    games = [
+        BoardGame(played["seats"], corrected_deal_scores([d["scores"] for d in played["deals"]],
+                                                         deals))
+        for played, deals in zip(replay["games"], per_game, strict=True)
+    ]  # fmt: skip
+    return board_scores(games, teams=replay.get("teams"))

@@ -1,4 +1,4 @@
-"""Each seat's luck (``engine.luck``): computed once per finished match, summed per bot.
+"""Each seat's luck (``engine.luck``), and the luck-corrected boards the ladder reads.
 
 A seat's luck is what the cards gave it over the match, in the units of its score: the sum, over
 every chance event of every deal it played, of the change the event made to its estimated value.
@@ -6,11 +6,20 @@ Its expectation is zero whoever plays, so the score minus the luck (the luck-cor
 ranks bots with less noise and the same mean. Luck is shown only once a match has finished,
 when its replay shows every card anyway.
 
-It is computed after recording, not in it, so that the worker's path from one match to the
-next stays as short as it can be (a fitted value of the hands: a few milliseconds a match, see
-docs/ranking.md): a periodic task (``arena.matches.luck``; in the quick start the ladder's loop)
-fills it in for the newest finished matches first, a few seconds of CPU at a time, old matches
-included.
+In the games of :data:`CORRECTED_GAMES` the ladder reads luck-corrected boards
+(``Match.corrected_boards``, docs/ranking.md, "Luck on the ladder"), so their luck is computed
+when the match is recorded, in the transaction that records it, from the audited replay
+(:func:`luck_at_record`): the ladder never waits for it and never rates a match of those games
+before its correction exists. A failure to compute it is logged and costs the match nothing: the
+match is recorded, without luck, and the ladder reads its raw boards.
+
+The other games' luck is only shown; it is computed after recording, so that the worker's path
+from one match to the next stays as short as it can be: a periodic task
+(``arena.matches.luck``; in the quick start the ladder's loop) fills it in for the newest
+finished matches first, a few seconds of CPU at a time, old matches included. It never writes
+corrected boards: a rated match's result changes only with a recomputation of its ladder
+(:func:`corrected_boards_fill`, ``manage.py fill_corrected_boards``, for the matches recorded
+before their game was switched).
 """
 
 from __future__ import annotations
@@ -20,13 +29,13 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from django.db import transaction
 from django.db.models import Avg, Count, StdDev
 from django.utils import timezone
 
-from engine.luck import seat_luck
+from engine.luck import corrected_boards_of_replay, replay_luck, seat_luck
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.selectors import match_replay
 
@@ -36,15 +45,44 @@ logger = logging.getLogger(__name__)
 Z95 = 1.959964
 
 
-def match_luck(replay: dict[str, Any]) -> Sequence[float | None]:
-    """Each entrant's luck in a finished match's replay (docs/replay-format.md). A failure to
-    compute it is a bug of ours that must not cost the match its result: it is logged and the
-    match is recorded without luck."""
+#: The games whose ladder reads luck-corrected boards: where the ranking benchmark showed that
+#: duplicate sets scored by corrected boards reach the right order in fewer deals than the
+#: duplicate sets (docs/ranking.md, "Luck on the ladder": Belote 0.92 and 0.98 of their deals).
+#: Bauer's and Barbu's corrected sets are their sets (the deal's luck cancels in a set), and
+#: Badugi's gain is not yet confirmed over 20 runs with both kinds of bot.
+CORRECTED_GAMES: Final = frozenset({"belote"})
+
+
+@dataclass(frozen=True)
+class MatchLuck:
+    """A finished match's luck: per seat (``None`` where it could not be computed), and its
+    boards of luck-corrected scores (``None`` without boards, or where it failed)."""
+
+    seats: Sequence[float | None]
+    corrected_boards: list[list[float]] | None
+
+
+def match_luck(replay: dict[str, Any]) -> MatchLuck:
+    """The luck of a finished match from its replay (docs/replay-format.md), computed by the
+    platform from the replay alone. A failure to compute it is a bug of ours that must not cost
+    the match its result: it is logged and the match is recorded without luck (and rated by its
+    raw boards)."""
     try:
-        return seat_luck(replay)
+        per_deal = replay_luck(replay)
+        return MatchLuck(seat_luck(replay, per_deal), corrected_boards_of_replay(replay, per_deal))
     except Exception:
-        logger.exception("the luck of a %s match could not be computed", replay.get("game"))
-        return [None] * len(replay["entrants"])
+        logger.exception(
+            "the luck of a %s match could not be computed: it has none, and the ladder reads "
+            "its raw boards", replay.get("game"),
+        )  # fmt: skip
+        return MatchLuck([None] * len(replay["entrants"]), None)
+
+
+def luck_at_record(*, game: str, replay: dict[str, Any]) -> MatchLuck | None:
+    """What recording a match stores of its luck: for a game of :data:`CORRECTED_GAMES`, its
+    luck (:func:`match_luck`); for the others ``None``, their luck is filled in later. ``replay``
+    is the audited replay about to be stored, never anything a bot sent."""
+    return match_luck(replay) if game in CORRECTED_GAMES else None
 
 
 def matches_luck_fill(*, cpu_budget_s: float = 5.0, batch: int = 10) -> int:
@@ -69,18 +107,46 @@ def matches_luck_fill(*, cpu_budget_s: float = 5.0, batch: int = 10) -> int:
     return done
 
 
-def match_luck_record(*, match_id: int) -> None:
-    """Compute and store one finished match's luck per seat (``None`` where it failed)."""
+def match_luck_record(*, match_id: int, boards: bool = False) -> None:
+    """Compute and store one finished match's luck per seat (``None`` where it failed) and,
+    with ``boards``, its corrected boards (:func:`corrected_boards_fill`'s; the periodic fill
+    leaves them alone)."""
     try:
         replay = match_replay(match_id=match_id)
     except MatchReplay.DoesNotExist:  # removed by an operator: nothing to value
-        luck: Sequence[float | None] = []
+        luck = MatchLuck([], None)
     else:
         luck = match_luck(replay)
     with transaction.atomic():
-        for seat, value in enumerate(luck):
+        for seat, value in enumerate(luck.seats):
             MatchSeat.objects.filter(match_id=match_id, seat=seat).update(luck=value)
-        Match.objects.filter(pk=match_id).update(luck_at=timezone.now())
+        fields: dict[str, Any] = {"luck_at": timezone.now()}
+        if boards:
+            fields["corrected_boards"] = luck.corrected_boards
+        Match.objects.filter(pk=match_id).update(**fields)
+
+
+def corrected_boards_fill(
+    *, games: Sequence[str] = tuple(CORRECTED_GAMES), batch: int = 100
+) -> int:
+    """Compute the corrected boards (and the seats' luck) of the finished matches of ``games``
+    that have boards but no corrected boards: those recorded before their game was switched, or
+    whose luck failed then; the number of matches done, oldest first. A match whose luck fails
+    again keeps its raw boards (logged). Its ladder's ratings must be computed again afterwards
+    (``manage.py fill_corrected_boards`` does both)."""
+    done, last = 0, 0
+    pending = Match.objects.filter(
+        game__in=list(games), status=MatchStatus.FINISHED, boards__isnull=False,
+        corrected_boards__isnull=True,
+    )  # fmt: skip
+    while True:
+        ids = list(pending.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:batch])
+        if not ids:
+            return done
+        for match_id in ids:
+            match_luck_record(match_id=match_id, boards=True)
+        done += len(ids)
+        last = ids[-1]
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,11 @@ class Match(models.Model):
         "(engine.board_scores)",
     )  # fmt: skip
 
+    corrected_boards = models.JSONField(
+        null=True, blank=True,
+        help_text="its boards of luck-corrected scores, what the ladder reads instead of "
+        "boards in the games matches.luck.CORRECTED_GAMES names",
+    )  # fmt: skip
     luck_at = models.DateTimeField(
         null=True, blank=True, help_text="when its seats' luck was computed (matches.luck)"
     )

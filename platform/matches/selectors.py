@@ -8,7 +8,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import JSONField, Prefetch, QuerySet
+from django.db.models.functions import Coalesce
 
 import engine
 from arena.errors import ApplicationError
@@ -22,6 +23,16 @@ def match_replay(*, match_id: int) -> dict[str, Any]:
     stored = MatchReplay.objects.get(match_id=match_id)
     document: dict[str, Any] = json.loads(zlib.decompress(bytes(stored.data)))
     return document
+
+
+def rated_boards(matches: QuerySet[Match]) -> QuerySet[Match, tuple[int, Any]]:
+    """``(id, boards)`` of ``matches``, in their order: the boards their ladder rates them by,
+    the boards of luck-corrected scores where the match has them (``Match.corrected_boards``: a
+    game of ``matches.luck.CORRECTED_GAMES`` whose luck was computed), else its raw boards
+    (``None`` without boards). The one place the ratings, the strengths and the matchmaking
+    choose; one column comes back, so a fit reads no more than before."""
+    both = Coalesce("corrected_boards", "boards", output_field=JSONField())
+    return matches.annotate(rated_boards=both).values_list("id", "rated_boards")
 
 
 def seat_log_of_owner(*, match_id: int, seat: int, user_id: int | None) -> str | None:

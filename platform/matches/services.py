@@ -42,6 +42,7 @@ from matches.execution import (
     play,
 )
 from matches.heartbeats import workers_lost
+from matches.luck import luck_at_record
 from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
 from matches.progress import MatchProgress
 from matches.seeds import new_seed
@@ -216,27 +217,33 @@ def match_record_result(
     """Record a played match exactly once: False (and nothing written) if the claim is stale.
     The result is audited first (``matches.audit``): one that does not re-derive from its
     replay ends the match in ``error`` instead. A duplicate match's boards are stored with it
-    (``Match.boards``), so that ratings and pages never need to decompress the replay."""
+    (``Match.boards``), so that ratings and pages never need to decompress the replay, and in
+    the games whose ladder reads luck-corrected boards (``matches.luck.CORRECTED_GAMES``) the
+    luck and those boards too, computed from the audited replay (``Match.corrected_boards``)."""
     from ratings.services import ladder_rate_soon
     from tournaments.services import tournament_match_recorded
 
     result = played.result
     replay = json.dumps(result.replay, separators=(",", ":")).encode()
+    document = json.loads(replay)  # exactly what is stored: the audit and the luck read it
     match_id = match.pk
     boards = engine.boards_of_result(result) or None  # a set with no board: one result
     try:  # what is stored must re-derive, or it does not count
         audit_result(
             game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
-            replay=json.loads(replay), scores=result.scores, placings=result.placings,
-            boards=boards,
+            replay=document, scores=result.scores, placings=result.placings, boards=boards,
         )  # fmt: skip
     except AuditFailure as err:
         return match_record_error(match_id=match_id, token=token, error=f"audit: {err}",
                                   replay=replay)  # fmt: skip
+    luck = luck_at_record(game=match.game, replay=document)  # before the transaction: no lock
+    with_luck: dict[str, Any] = {}
+    if luck is not None:
+        with_luck = {"luck_at": timezone.now(), "corrected_boards": luck.corrected_boards}
     with transaction.atomic():
         if not match_transition(
             match_id=match_id, frm=MatchStatus.RUNNING, to=MatchStatus.FINISHED, token=token,
-            finished_at=timezone.now(), deadline=None, boards=boards,
+            finished_at=timezone.now(), deadline=None, boards=boards, **with_luck,
         ):  # fmt: skip
             return False
         places = formats.seat_places(formats.load(match.game, match.params), result.placings)
@@ -245,7 +252,10 @@ def match_record_result(
             seat.place = places[seat.seat]
             seat.fault, seat.fault_message = fault_summary(result, seat.seat)
             seat.log = played.logs[seat.seat]
-        MatchSeat.objects.bulk_update(seats, ["score", "place", "fault", "fault_message", "log"])
+            seat.luck = None if luck is None else luck.seats[seat.seat]
+        MatchSeat.objects.bulk_update(
+            seats, ["score", "place", "fault", "fault_message", "log", "luck"]
+        )
         # level 1: a replay compresses about as well for a fraction of the time
         MatchReplay.objects.create(match_id=match_id, data=zlib.compress(replay, 1),
                                    size=len(replay))  # fmt: skip

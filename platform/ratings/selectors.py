@@ -22,6 +22,7 @@ from arena.dispatch import send
 from bots.models import Bot
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.results import Order, SeatResult, board_orders, bot_results
+from matches.selectors import rated_boards
 from ratings import fairness, strength
 from ratings.models import Ladder, Rating, RatingChange
 
@@ -161,14 +162,17 @@ FAIRNESS_WINDOW = 1_000
 def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[Order]]:
     """Finishing orders of the game's most recent ``limit`` finished ladder matches, oldest
     first: per match, its boards' orders for a duplicate match with boards
-    (``matches.results.board_orders``: one per board, or two weighted by the margin), else its
+    (``matches.results.board_orders``: one per board, or two weighted by the margin; the boards
+    the ladder rates by, ``matches.selectors.rated_boards``), else its
     one finishing order; an order is ``(bot id, rank)`` per bot, lower is better, equal ranks
     tie and a faulted bot ranks after every bot that did not fault (``matches.results``)."""
     scale = engine.game_class(game).board_margin_scale
     recent = list(
-        Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED)
-        .order_by("-finished_at", "-id")
-        .values_list("id", "boards")[:limit]
+        rated_boards(
+            Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).order_by(
+                "-finished_at", "-id"
+            )
+        )[:limit]
     )
     boards = {match_id: b for match_id, b in recent if b is not None}
     rows = (

@@ -4,8 +4,9 @@ One applier at a time per ladder (it locks the ladder row), taking finished, unr
 ``(finished_at, id)`` order and giving each the next ``rating_seq``; a from-scratch
 recomputation replays the matches in ``rating_seq`` order through the same pure function
 (``ratings.elo``), so it gives identical numbers. Errored matches are never rated. A duplicate
-match is rated by its boards (``Match.boards``, stored when it was recorded): each pair scores
-its share of the boards.
+match is rated by its boards (``Match.boards``, stored when it was recorded; in the games whose
+ladder reads luck-corrected scores, ``Match.corrected_boards``, chosen by
+``matches.selectors.rated_boards``): each pair scores its share of the boards.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import engine
 from arena.dispatch import send
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.results import BotResult, SeatResult, board_orders, board_shares, bot_results
+from matches.selectors import rated_boards
 from ratings.elo import DEFAULT_CONFIG, BotRating, Change, EloConfig, rate_match
 from ratings.models import Ladder, Rating, RatingChange, RatingRequest
 
@@ -99,8 +101,9 @@ def _results_by_match(match_ids: Sequence[int], scale: float | None) -> dict[int
 
 
 def _boards(matches: QuerySet[Match]) -> dict[int, list[list[float]]]:
-    """The stored boards of those of ``matches`` that have them."""
-    rows = matches.filter(boards__isnull=False).values_list("id", "boards")
+    """The boards that rate those of ``matches`` that have boards (``rated_boards``:
+    luck-corrected where the game's ladder reads them so)."""
+    rows = rated_boards(matches.filter(boards__isnull=False))
     return {match_id: boards for match_id, boards in rows if boards is not None}
 
 

@@ -22,6 +22,7 @@ from pytest_django import DjangoCaptureOnCommitCallbacks
 
 import engine
 from bots.models import Bot, Package
+from engine.luck import corrected_boards_of_replay
 from matches.execution import SeatBot, play
 from matches.models import (
     MATCH_TRANSITIONS,
@@ -92,6 +93,8 @@ def test_a_match_runs_in_the_sandbox_and_is_recorded_once() -> None:
     assert len(engine.resimulate(replay)) == 2  # every action legal, every score right
     # scored board by board at record time: the crashing team lost every board
     assert match.boards and match.boards == engine.boards_of_replay(replay)
+    # Belote's ladder reads luck-corrected boards, computed from the replay as it was recorded
+    assert match.corrected_boards == corrected_boards_of_replay(replay)
     assert match_board_result(match=match) == BoardResult(
         len(match.boards), [(a.pk, float(len(match.boards))), (b.pk, 0.0)]
     )
