@@ -280,8 +280,9 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
         "tournaments' under the ladder's rules; challenges and authors' tournaments never",
     )  # fmt: skip
     boards = serializers.SerializerMethodField(
-        help_text="a finished duplicate match scored board by board (what ratings use); null "
-        "for a plain or unfinished match"
+        help_text="a finished duplicate match scored board by board on its raw scores (what "
+        "ratings use, except in Belote, whose ladder reads the boards with each deal's luck "
+        "taken out); null for a plain or unfinished match"
     )
 
     class Meta:
