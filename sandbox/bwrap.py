@@ -283,11 +283,12 @@ def bwrap_argv(
         "--clearenv",
         *[arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)],
         "--hostname", "bot",
+        # first: each bind makes bubblewrap parse the mount table, longer with every mount
+        "--proc", "/proc",
+        *procmask.bwrap_args(limits.memory_bytes),  # machine-wide counters: partners' channels
         *runtime_mounts(runtime),
         "--ro-bind", str(bot_root), BOT_MOUNT,
         *(["--bind", str(output_dir), OUTPUT_MOUNT] if output_dir is not None else []),
-        "--proc", "/proc",
-        *procmask.bwrap_args(limits.memory_bytes),  # machine-wide counters: partners' channels
         "--dev", "/dev",
         # --dev is an uncapped tmpfs (and /dev/shm a directory in it) writable by the bot:
         # capped tmpfs for /tmp and /dev/shm (POSIX semaphores: multiprocessing), the rest

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -285,6 +286,31 @@ def test_reply_parsing(line: bytes, error: str) -> None:
     with pytest.raises(protocol.ProtocolViolation, match=error):
         protocol.parse_reply(line, 1)
     assert protocol.parse_reply(b'{"id": 1, "action": "Qh", "note": "ok"}', 1) == "Qh"
+
+
+@pytest.mark.parametrize("game", ["barbu", "badugi", "belote", "bauer"])
+def test_protocol_lines_are_the_bytes_json_would_write(game: str) -> None:
+    """``protocol.encode`` (orjson, for speed) writes every act, hello and over of real games
+    exactly as ``json.dumps`` with compact separators and UTF-8 does (docs/protocol.md)."""
+
+    def as_json(message: dict[str, object]) -> bytes:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+    rng = random.Random(3)
+    for seed in range(3):
+        state = engine.load_game(game).new_initial_state(seed)
+        while (seat := state.current_player()) != engine.TERMINAL:
+            legal, observation = state.legal_actions(), state.observation(seat)
+            sent = {"type": "act", "id": 7, "observation": observation, "legal": legal}
+            line = protocol.act(7, observation, legal, 59_870)
+            assert line == as_json({**sent, "time_left_ms": 59_870}), line
+            state.apply_action(rng.choice(legal))
+        over = protocol.over({"scores": state.returns(), "terminal": True, "seat": 0})
+        assert protocol.encode(over) == as_json(over)
+    hello = protocol.hello(game, 1, {"é": "Belote à l'atout", 3: 0.5}, {"decision_ms": 1})
+    assert protocol.encode(hello) == as_json(hello)
+    with pytest.raises(TypeError):
+        protocol.encode({"observation": object()})
 
 
 def test_a_bot_that_never_gets_ready_costs_no_other_bot_its_start(

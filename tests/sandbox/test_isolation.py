@@ -8,6 +8,7 @@ control group's accounting, and teardown is checked right when ``close()`` retur
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 import engine
-from sandbox import Limits, SandboxedAgent, cgroups
+from sandbox import Limits, SandboxedAgent, cgroups, procmask
 from tests.sandbox.conftest import processes_matching, use_backend
 
 GAME, PARAMS = "belote", {"target": 1}
@@ -224,3 +225,51 @@ def test_no_process_of_the_bot_outlives_close(
     assert result.faults == []  # play() closed every agent
     survivors = {seat: [p for p in pids if alive(p)] for seat, pids in running.items()}
     assert survivors == {0: [], 1: [], 2: [], 3: []}
+
+
+def test_proc_shows_constants_and_hides_what_only_root_reads(
+    bwrap_ok: None, limits: Limits, write_bot: Callable[..., Path]
+) -> None:
+    """``/proc`` as a bot sees it (sandbox.procmask): the counters of ``/proc/sys`` are the
+    stand-ins, the rest of those folders the host's values, ``random/uuid`` absent, the
+    quota counters an empty folder; the files only root may read (left unmasked, to spare
+    bubblewrap a bind each) cannot be opened."""
+    root_only = sorted(
+        name
+        for name in procmask.EMPTY_FILES
+        if os.path.isfile(f"/proc/{name}") and not os.stat(f"/proc/{name}").st_mode & 0o004
+    )
+    copied = Path("/proc/sys/fs/nr_open").read_text()
+    body = """
+        import json
+        def look():
+            seen = {}
+            for name in @@ROOT_ONLY@@:
+                try:
+                    open("/proc/" + name, "rb").read()
+                    seen[name] = "read"
+                except OSError as err:
+                    seen[name] = type(err).__name__
+            seen["file-nr"] = open("/proc/sys/fs/file-nr").read()
+            seen["nr_open"] = open("/proc/sys/fs/nr_open").read()
+            seen["entropy"] = open("/proc/sys/kernel/random/entropy_avail").read()
+            seen["pty"] = open("/proc/sys/kernel/pty/nr").read()
+            seen["uuid"] = os.path.exists("/proc/sys/kernel/random/uuid")
+            seen["quota"] = os.listdir("/proc/sys/fs/quota")
+            return seen
+        sys.stderr.write("SEEN " + json.dumps(look()) + "\\n")
+        serve(lambda m: m["legal"][0])
+        """
+    path = write_bot(body.replace("@@ROOT_ONLY@@", repr(root_only)))
+    with SandboxedAgent(path, limits) as bot:
+        bot.start({"game": GAME, "seat": 0, "params": PARAMS})
+        bot.act({}, ["7h"])
+        line = next(x for x in bot.stderr_log.splitlines() if x.startswith("SEEN "))
+    seen = json.loads(line[5:])
+    assert {name: seen[name] for name in root_only} == dict.fromkeys(root_only, "PermissionError")
+    assert seen["file-nr"] == procmask.FIXED_FILES["sys/fs/file-nr"]
+    assert seen["entropy"] == procmask.FIXED_FILES["sys/kernel/random/entropy_avail"]
+    assert seen["pty"] == procmask.FIXED_FILES["sys/kernel/pty/nr"]
+    assert seen["nr_open"] == copied
+    assert seen["uuid"] is False
+    assert seen["quota"] == []
