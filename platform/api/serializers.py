@@ -12,7 +12,7 @@ from rest_framework import serializers
 from bots.models import Bot, BotVersion
 from matches.luck import bot_luck
 from matches.models import Match, MatchSeat, MatchStatus
-from matches.selectors import match_board_result
+from matches.selectors import BoardResult, match_board_result
 
 # -- auth --------------------------------------------------------------------------------------
 
@@ -281,22 +281,35 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     )  # fmt: skip
     boards = serializers.SerializerMethodField(
         help_text="a finished duplicate match scored board by board on its raw scores (what "
-        "ratings use, except in Belote, whose ladder reads the boards with each deal's luck "
-        "taken out); null for a plain or unfinished match"
+        "ratings use, except where corrected_boards is set); null for a plain or unfinished "
+        "match"
+    )
+    corrected_boards = serializers.SerializerMethodField(
+        help_text="the same boards with each deal's luck taken out: what the ladder rates the "
+        "match by in the games whose ladder reads luck-corrected scores (Belote); null "
+        "elsewhere, and where the luck could not be computed (the ladder reads boards)"
     )
 
     class Meta:
         model = Match
         fields = ["id", "game", "params", "duplicate", "origin", "rated", "status", "tournament",
-                  "round", "queued_at", "started_at", "finished_at", "seats", "boards"]  # fmt: skip
+                  "round", "queued_at", "started_at", "finished_at", "seats", "boards",
+                  "corrected_boards"]  # fmt: skip
 
     @extend_schema_field(BoardResultSerializer(allow_null=True))
     def get_boards(self, match: Match) -> dict[str, Any] | None:
-        result = match_board_result(match=match)
-        if result is None:
-            return None
-        return {"boards": result.boards, "summary": result.summary,
-                "points": [{"bot": bot, "points": p} for bot, p in result.points]}  # fmt: skip
+        return _board_result(match_board_result(match=match))
+
+    @extend_schema_field(BoardResultSerializer(allow_null=True))
+    def get_corrected_boards(self, match: Match) -> dict[str, Any] | None:
+        return _board_result(match_board_result(match=match, corrected=True))
+
+
+def _board_result(result: BoardResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"boards": result.boards, "summary": result.summary,
+            "points": [{"bot": bot, "points": p} for bot, p in result.points]}  # fmt: skip
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):

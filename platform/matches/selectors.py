@@ -141,16 +141,19 @@ def _points_text(points: float) -> str:
     return f"{whole or ''}½" if half else str(whole)
 
 
-def match_board_result(*, match: Match) -> BoardResult | None:
-    """The board result of a finished duplicate match (``None`` without boards); reads the
+def match_board_result(*, match: Match, corrected: bool = False) -> BoardResult | None:
+    """The board result of a finished duplicate match on its raw scores (``None`` without
+    boards), or with ``corrected`` on its luck-corrected scores, what its ladder rates it by
+    (``None`` where the ladder reads the raw boards: see :func:`rated_boards`); reads the
     match's seats, so prefetch them for lists."""
-    if not match.boards:
+    boards = match.corrected_boards if corrected else match.boards
+    if not boards:
         return None
     seats = sorted(match.seats.all(), key=lambda s: s.seat)
     results = [SeatResult(s.bot_id, s.bot_version_id, 0.0, s.place or 0, bool(s.fault))
                for s in seats]  # fmt: skip
-    points = board_points(board_rankings(results, match.boards))
-    return BoardResult(len(match.boards), list(points.items()))
+    points = board_points(board_rankings(results, boards))
+    return BoardResult(len(boards), list(points.items()))
 
 
 @dataclass

@@ -415,7 +415,11 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
                                "board_result": match_board_result(match=match)}  # fmt: skip
     if context["board_result"] is not None:
         bots = {seat.bot_id: seat.bot for seat in seats}
-        context["board_rows"] = [(bots[b], text) for b, text in context["board_result"].texts]
+        corrected = match_board_result(match=match, corrected=True)  # what the ladder reads
+        context["corrected_result"] = corrected
+        rated = dict(corrected.texts) if corrected is not None else {}
+        context["board_rows"] = [(bots[b], text, rated.get(b))
+                                 for b, text in context["board_result"].texts]  # fmt: skip
         context["margin_scale"] = engine.game_class(match.game).board_margin_scale
     if context["finished"]:
         seat = _seat_param(request, len(seats))

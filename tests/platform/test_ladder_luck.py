@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
+from rest_framework.test import APIClient
 
 import engine
 import engine.luck
@@ -25,7 +27,7 @@ from matches.execution import Played
 from matches.luck import CORRECTED_GAMES, matches_luck_fill
 from matches.models import Match, MatchOrigin, MatchSeat, MatchStatus
 from matches.results import SeatResult, board_orders
-from matches.selectors import match_replay
+from matches.selectors import match_board_result, match_replay
 from matches.services import MatchSpec, match_claim, match_record_result, matches_create
 from ratings.models import Ladder, Rating
 from ratings.selectors import ladder_strengths, match_rankings
@@ -228,3 +230,22 @@ def test_the_command_fills_old_matches_and_rates_the_ladder_again() -> None:
     again = io.StringIO()
     call_command("fill_corrected_boards", stdout=again)
     assert again.getvalue().startswith("0 matches given corrected boards")
+
+
+def test_the_match_page_and_the_api_show_raw_boards_and_what_the_ladder_reads() -> None:
+    belote, bauer = _record("belote"), _record("bauer")
+    raw = match_board_result(match=belote)
+    rated = match_board_result(match=belote, corrected=True)
+    assert raw is not None and rated is not None
+    assert match_board_result(match=bauer, corrected=True) is None
+    api = APIClient()
+    body = api.get(f"/api/matches/{belote.pk}/").json()
+    assert body["boards"]["summary"] == raw.summary
+    assert body["corrected_boards"]["summary"] == rated.summary
+    assert body["corrected_boards"]["boards"] == len(belote.boards or [])
+    assert api.get(f"/api/matches/{bauer.pk}/").json()["corrected_boards"] is None
+    page = Client().get(f"/matches/{belote.pk}/").content.decode()
+    assert f"boards {rated.summary} with the luck taken out" in page
+    assert "With the luck taken out (rated)" in page
+    other = Client().get(f"/matches/{bauer.pk}/").content.decode()
+    assert "luck taken out" not in other
