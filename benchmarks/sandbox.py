@@ -19,7 +19,8 @@ pool's thread starts them, on any CPU) and cold, without. Then steady streams (a
 played back to back with fresh sandboxed bots for every game, each match's bots all started at
 once; without prepared sandboxes (as workers run by default) and with a pool of ``--pool``
 preparing the next match's sandboxes while one plays (``ARENA_PREPARED_SANDBOXES``), the two
-alternated; wall and CPU time per match (CPU: this process and every bot process).
+alternated; wall and CPU time per match (CPU: this process's own and every sandbox's, read from
+the bots' control groups, so measure on an otherwise quiet machine).
 
 Then the runtimes of issue 17 (any CPU): the numpy starter kit's start-up (spawn -> ``ready``,
 numpy imported), the C++ starter kit's decision round trip against the Python random bot's, and
@@ -62,6 +63,7 @@ RATIO_TARGETS = {  # issue 33: against the floor measured in the same run
 }
 GERONIMO: dict[str, object] = {"mode": "geronimo"}
 STREAM_TARGETS = {"belote duplicate": 100.0, "barbu geronimo": 200.0}  # ms of wall per match
+BOTS_PER_MATCH = {"belote duplicate": 8, "barbu geronimo": 4}  # sandboxes: one a seat and game
 NUMPY_READY_TARGET_MS = 150.0
 CPP_ROUND_TRIP_TARGET = 1.2  # times the Python bot's
 
@@ -159,11 +161,17 @@ def stream(
     limits: Limits,
     n: int,
     pool_size: int,
-) -> tuple[float, float]:
-    """Wall and CPU ms per match over ``n`` matches played back to back, fresh sandboxed bots
-    for every game (CPU: this process and every process of the bots), with a pool of
-    ``pool_size`` prepared sandboxes as a worker keeps (0: none; the first match finds none)."""
+) -> tuple[float, float, float]:
+    """Wall, the referee's CPU and the sandboxes' CPU, ms per match over ``n`` matches played
+    back to back, fresh sandboxed bots for every game, with a pool of ``pool_size`` prepared
+    sandboxes as a worker keeps (0: none; the first match finds none). The referee's CPU is this
+    process's own (every thread); the sandboxes' is read from the bots' control groups
+    (bubblewrap, its init and the bot: the init is no child of ours, so ``os.times`` would miss
+    it; other processes' sandboxes on the machine count too: measure on a quiet one)."""
     pool = SandboxPool(pool_size) if pool_size else None
+    groups = cgroups.backend()
+    assert groups is not None, "the stream's CPU is read from the bots' control groups"
+    sandboxes_before = groups.cpu_seconds()
     before, started = os.times(), time.perf_counter()
     agents: list[SandboxedAgent] = []
     for seed in range(n):
@@ -179,8 +187,9 @@ def stream(
     wall, after = time.perf_counter() - started, os.times()
     if pool is not None:
         pool.close()
-    cpu = sum(after[:4]) - sum(before[:4])  # user, system, children's user and system
-    return wall / n * 1000, cpu / n * 1000
+    referee = sum(after[:2]) - sum(before[:2])
+    sandboxes = groups.cpu_seconds() - sandboxes_before
+    return wall / n * 1000, referee / n * 1000, sandboxes / n * 1000
 
 
 def match(game: str, params: dict[str, object], bot: object, limits: Limits) -> float:
@@ -329,7 +338,7 @@ def main() -> None:
         os.sched_setaffinity(0, all_cpus)
     prepared.close()
     games = {"belote duplicate": ("belote", {}, True), "barbu geronimo": ("barbu", GERONIMO, False)}
-    streams: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    streams: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
     for _ in range(args.stream_runs):  # alternated: a change in the machine's load hits both
         for name, (game, params, duplicate) in games.items():
             for size in (0, args.pool):
@@ -360,10 +369,12 @@ def main() -> None:
         f"medians of {args.stream_runs} runs:"
     )
     for (name, size), runs in streams.items():
-        wall, cpu = (statistics.median(run[i] for run in runs) for i in (0, 1))
+        wall, referee, sandboxes = (statistics.median(run[i] for run in runs) for i in (0, 1, 2))
         label = f"{name}, {size} prepared" if size else name
+        per_bot = sandboxes / BOTS_PER_MATCH[name]
         print(f"  {label:30} {wall:7.1f} ms wall per match (target ≤ {STREAM_TARGETS[name]:.0f}), "
-              f"{cpu:.1f} ms CPU")  # fmt: skip
+              f"{referee + sandboxes:.1f} ms CPU: referee {referee:.1f}, sandboxes "
+              f"{sandboxes:.1f} ({per_bot:.1f} a bot)")  # fmt: skip
     print(f"in-process random agents: barbu geronimo {baseline_barbu:.1f} ms, "
           f"belote {baseline_belote:.1f} ms")  # fmt: skip
     if not args.no_runtimes:

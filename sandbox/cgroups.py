@@ -265,6 +265,11 @@ class Backend(ABC):
     @abstractmethod
     def describe(self) -> str: ...
 
+    @abstractmethod
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by every bot group under this backend's parent, those removed
+        included (each whole sandbox: bubblewrap, its init and the bot; benchmarks' figures)."""
+
 
 # -- cgroup v2 ------------------------------------------------------------------------------
 
@@ -354,6 +359,9 @@ class V2Backend(Backend):
 
     def describe(self) -> str:
         return f"cgroup v2 under {self.parent}"
+
+    def cpu_seconds(self) -> float:
+        return _keyed(self.parent / "cpu.stat")["usage_usec"] / 1e6
 
     @classmethod
     def open(cls, parent: Path) -> V2Backend:
@@ -510,6 +518,9 @@ class V1Backend(Backend):
 
     def describe(self) -> str:
         return "cgroup v1 (" + ", ".join(str(p) for p in self.parents.values()) + ")"
+
+    def cpu_seconds(self) -> float:
+        return int(_read(self.parents["cpuacct"] / "cpuacct.usage")) / 1e9
 
     @classmethod
     def open(
