@@ -7,7 +7,8 @@ does that work ahead: an empty folder of its own is bound read-only at ``/bot``,
 runtime's trusted gate (:data:`~sandbox.runtimes.PYTHON_GATE`) starts inside the sandbox, says
 ``arena-gate`` and waits on its stdin. :meth:`PreparedSandbox.assign` then fills the folder
 with the bot's files (hard links to its staged copy, or a copy across file systems) and sends
-the gate the line that names the bot's entry; the bot's own start is only its own import.
+the gate the line that names the bot's entry; the bot's own start is only its own import,
+without the standard modules the gate loaded ahead (:data:`~sandbox.runtimes.PYTHON_PRELOADED`).
 
 Every isolation property of a fresh sandbox holds: the bubblewrap arguments, uid, group, rlimits
 and seccomp filter are those of :func:`sandbox.bwrap.bwrap_argv` for the same runtime and limits;

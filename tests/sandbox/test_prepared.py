@@ -16,7 +16,7 @@ import engine
 from sandbox import Limits, SandboxedAgent, SandboxUnavailable, cgroups, load_bot
 from sandbox.pool import SandboxPool
 from sandbox.prepared import PreparedSandbox
-from sandbox.runtimes import ResolvedRuntime, resolve_runtime
+from sandbox.runtimes import PYTHON_PRELOADED, ResolvedRuntime, resolve_runtime
 
 GAME, PARAMS = "belote", {"target": 200}
 
@@ -34,6 +34,7 @@ def report(message):
         "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
         "uid": os.getuid(), "main": sorted(k for k in globals() if k.startswith("_")),
         "nice": open("/proc/self/stat").read().rsplit(")", 1)[1].split()[16],
+        "modules": sorted(set(sys.modules) & {"json", "random"}),  # the prelude imports json
     }
     sys.stderr.write("SEEN " + json.dumps(seen) + "\\n")
     sys.stderr.flush()
@@ -109,9 +110,11 @@ def test_a_prepared_sandbox_plays_exactly_like_a_fresh_one(
         for a, b in zip(mine, theirs, strict=True):
             # the same view: argv, __file__, sys.path, cwd, files, an empty /tmp and /dev/shm,
             # the sandbox's own processes only, the same globals in __main__
-            # (the uid is each sandbox's own slot: any of the pool's)
-            same = {k: v for k, v in a.items() if k not in ("pids", "uid")}
-            assert same == {k: v for k, v in b.items() if k not in ("pids", "uid")}
+            # (the uid is each sandbox's own slot: any of the pool's); the modules the gate
+            # imported ahead of its bot (PYTHON_PRELOADED) are the only difference
+            same = {k: v for k, v in a.items() if k not in ("pids", "uid", "modules")}
+            assert same == {k: v for k, v in b.items() if k not in ("pids", "uid", "modules")}
+            assert a["modules"] == sorted(PYTHON_PRELOADED) and b["modules"] == ["json"]
             assert a["tmp"] == a["shm"] == []
             assert len(a["pids"]) == len(b["pids"])
             assert a["uid"] == b["uid"] or os.geteuid() == 0
