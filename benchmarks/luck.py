@@ -14,10 +14,10 @@ second's, raw and with each seat's luck taken out, and reports:
   over the least a sandboxed match spends on the same deals: :data:`SANDBOXED_DECISION_MS` per
   decision, the round trip alone (docs/runtimes.md), so the share is an upper bound (the
   issue's budget: at most 0.2);
-- the split of the raw margin's variance into chance and the bots' own random choices: the
-  same deal (deck and dealer) played ``--replays`` times by the same bots with other seeds;
-  the mean variance within a deal is the bots' own share, the rest is the cards' (the most
-  any correction of chance can remove).
+- the bots' own share of the raw margin's variance: the same deal (deck and dealer) played
+  ``--replays`` times by the same bots with other seeds, the mean variance within a deal over
+  the total; the rest is the cards' (the most any correction of chance can remove).
+  ``benchmarks/variance.py`` splits it further, with intervals.
 
 Run: ``python benchmarks/luck.py`` (about four minutes of CPU per family) or ``--games N``.
 """
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ sys.path[:0] = [str(ROOT)]
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import FAMILIES, BotSpec, make_agent  # noqa: E402
+from benchmarks.variance import pair_agents, sample_margins, split_variance  # noqa: E402
 from engine import luck  # noqa: E402
 
 #: CPU of one sandboxed decision's round trip before the bot thinks (docs/runtimes.md)
@@ -89,30 +89,12 @@ def measure(game: engine.Game, bots: tuple[BotSpec, BotSpec], games: int) -> dic
     }
 
 
-def variance_split(
-    game: engine.Game, bots: tuple[BotSpec, BotSpec], deals: int, replays: int
-) -> float:
-    """The bots' own share of the variance of a deal's raw margin (seat 0's over seat 1's):
-    ``deals`` random deals, each played ``replays`` times as a game's first deal by the same
+def own_share(game: engine.Game, bots: tuple[BotSpec, BotSpec], deals: int, replays: int) -> float:
+    """The bots' own share of the variance of a deal's raw margin (``benchmarks/variance.py``,
+    where the rest of the split is): ``deals`` deals, each played ``replays`` times by the same
     bots with other seeds; the mean variance within a deal over the total variance."""
-    margins: list[list[float]] = []
-    for d in range(deals):
-        deck = [c.text for c in game.deck]
-        random.Random(d).shuffle(deck)
-        margins.append([])
-        for r in range(replays):
-            agents = [make_agent(game.name, bots[seat % 2], 1_000 * r + 10 * d + seat)
-                      for seat in range(game.num_players)]  # fmt: skip
-            state = luck.deal_state(game, deck, d % game.num_players, ())
-            record = state.deals[0]
-            while record.scores is None:
-                seat = state.current_player()
-                legal = state.legal_actions()
-                state.apply_action(agents[seat].act(state.observation(seat), legal))
-            margins[-1].append(record.scores[0] - record.scores[1])
-    within = statistics.mean(statistics.pvariance(m) for m in margins)
-    total = statistics.pvariance([x for m in margins for x in m])
-    return within / total
+    samples = sample_margins(game, pair_agents(game, bots), deals=deals, replays=replays)
+    return split_variance(samples).shares()["own"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         game = engine.load_game(name, **params)
         for pair in pairs:
             m = measure(game, pair, args.games or games)
-            own = variance_split(game, pair, args.deals, args.replays)
+            own = own_share(game, pair, args.deals, args.replays)
             print(f"| {label} | {pair[0].name} v {pair[1].name} | {m['deals']:,} | "
                   f"{m['raw_mean']:.2f} | {m['luck_mean']:+.2f} ({m['luck_low']:+.2f} to "
                   f"{m['luck_high']:+.2f}) | {m['variance_ratio']:.2f} | {own:.2f} | "

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import itertools
 import json
 import random
@@ -56,7 +55,13 @@ import numpy as np  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 import engine  # noqa: E402
-from benchmarks.reference_bots import FAMILIES, BotSpec, family, make_agent  # noqa: E402
+from benchmarks.reference_bots import (  # noqa: E402
+    FAMILIES,
+    BotSpec,
+    family,
+    make_agent,
+    seed_of,
+)
 from engine import luck  # noqa: E402
 from matches.results import (  # noqa: E402
     BotResult,
@@ -199,10 +204,6 @@ class Pool:
         seats = [SeatResult(bot, 0, 0.0, 0, False) for bot in table]
         scores = [[board[e] for e in self.representatives] for board in boards]
         return board_orders(seats, scores, scale=self.game.board_margin_scale)
-
-
-def seed_of(*parts: object) -> int:
-    return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=6).digest(), "big")
 
 
 @dataclass

@@ -123,6 +123,11 @@ class PassiveVariantAgent(HashedMixtureAgent):
         return passive
 
 
+def seed_of(*parts: object) -> int:
+    """A 48-bit seed for a bot's generator (or a game), fixed by ``parts``."""
+    return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=6).digest(), "big")
+
+
 def make_agent(game: str, spec: BotSpec, seed: int) -> engine.Agent:
     if spec.kind == "mix":
         return MixtureAgent(game, spec.p, seed)
