@@ -157,7 +157,7 @@ def _copied_dir(proc: str, name: str) -> Path:
     final = _directory() / name.replace("/", ".")
     if final.exists():
         return final
-    target = final.with_suffix(".part")
+    target = final.parent / (final.name + ".part")
     shutil.rmtree(target, ignore_errors=True)
     source = Path(proc, name)
     for folder, subfolders, files in os.walk(source):
