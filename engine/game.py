@@ -9,7 +9,9 @@ with the entrants' seats rotated deals the same cards to the same seats (duplica
 
 from __future__ import annotations
 
+import _random
 import functools
+import hashlib
 import math
 import random
 from abc import ABC, abstractmethod
@@ -76,7 +78,7 @@ def _radix_groups(n: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
     return tuple(groups)
 
 
-def shuffled(items: Sequence[Card], rng: random.Random) -> list[Card]:
+def shuffled(items: Sequence[Card], rng: _random.Random) -> list[Card]:
     """A uniformly random permutation of ``items``, drawn from one big random integer.
 
     Decoding one ``getrandbits`` draw (Fisher-Yates on its mixed-radix digits) is several times
@@ -96,6 +98,19 @@ def shuffled(items: Sequence[Card], rng: random.Random) -> list[Card]:
             deck[i], deck[j] = deck[j], deck[i]
             i -= 1
     return deck
+
+
+def deck_generator(seed: str) -> _random.Random:
+    """The generator ``random.Random(seed)`` is, for :func:`shuffled`'s one ``getrandbits``.
+
+    ``random.Random(seed)`` hashes a text seed in Python (``Random.seed``, version 2: the text's
+    UTF-8 bytes followed by their SHA-512, read as one big-endian integer) and hands the integer
+    to the Mersenne Twister written in C; this does the same without the interpreted frames, so
+    the generator's state, and every deck, is the very same (a deal costs some 10,000
+    instructions less). ``tests/engine/test_game.py`` checks it against ``random.Random``.
+    """
+    data = seed.encode()
+    return _random.Random(int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
 
 
 class Game(ABC):
@@ -200,7 +215,7 @@ class State(ABC):
             if sorted(deck) != sorted(self.game.deck):
                 raise InvalidParams(f"deck {deal_index} is not a permutation of the game's cards")
             return deck
-        return shuffled(self.game.deck, self.deal_rng(deal_index))
+        return shuffled(self.game.deck, deck_generator(f"{self.seed}:{deal_index}:deck"))
 
     def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
         record = DealRecord(
@@ -374,5 +389,7 @@ class CardHandsState(State):
         hand.pop(index)  # pop, not del: compiled, pop is a list operation and del a generic one
         texts = self._texts[seat]
         texts.pop(index)
-        self.masks[seat] ^= BIT[c]
+        i: int = c  # compiled: BIT[i] is a native look-up, BIT[c] (a Card) a generic one
+        masks = self.masks
+        masks[seat] = masks[seat] ^ BIT[i]  # not ^=: on a list item, compiled, that is generic
         self._hand_texts[seat] = FrozenList(texts)

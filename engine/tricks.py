@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Final
 
-from .cards import CARDS, TEXT_OF, Card
+from .cards import CARDS, TEXT_OF
 from .frozen import EMPTY, FrozenDict, FrozenList
 from .frozen_ops import appended
 
@@ -89,6 +89,9 @@ class TrickTable:
     :meth:`current` (the trick on the table: seat, card) is frozen when first asked for, and
     :meth:`hand_sizes` is a look-up, given that every seat held ``hand_size`` cards at the start.
     Seats play in turn from the leader, so the seat of ``cards[i]`` is ``leader + i``.
+    ``cards`` is typed ``list[int]`` (a :class:`~engine.cards.Card` is its int): compiled code
+    indexes the card tables with an ``int`` natively but with a ``Card`` through CPython's
+    generic look-up (and stores plain ints here; the Python build keeps the cards).
     """
 
     __slots__ = (
@@ -99,7 +102,7 @@ class TrickTable:
     def __init__(self, num_players: int, leader: int, hand_size: int) -> None:
         self.num_players = num_players
         self.leader = leader
-        self.cards: list[Card] = []
+        self.cards: list[int] = []
         self._texts: list[str] = []
         self._entries: list[FrozenDict[str, Any]] = []
         self._current: FrozenList[FrozenDict[str, Any]] | None = EMPTY
@@ -118,7 +121,7 @@ class TrickTable:
         """1-based number of the trick being played."""
         return len(self.completed) + 1
 
-    def play(self, seat: int, card: Card) -> bool:
+    def play(self, seat: int, card: int) -> bool:
         """Put ``card`` (``seat``'s, whose turn it is) on the table; True when the trick is full."""
         cards = self.cards
         cards.append(card)
@@ -127,11 +130,17 @@ class TrickTable:
         self._current = None
         return len(cards) == self.num_players
 
-    def finish(self, power: Sequence[int]) -> int:
+    def finish(self, power: tuple[int, ...]) -> int:
         """Give the full trick to its winner, who leads next; returns the winner's seat."""
         n = self.num_players
         leader = self.leader
-        winner = (leader + best_index(self.cards, power)) % n
+        cards = self.cards
+        best, best_power = 0, power[cards[0]]  # best_index, inlined on native ints
+        for i in range(1, len(cards)):
+            p = power[cards[i]]
+            if p > best_power:
+                best, best_power = i, p
+        winner = (leader + best) % n
         # from a dict display: compiled, it is built in C; keywords would go through dict()
         trick = FrozenDict({"leader": leader, "cards": FrozenList(self._texts), "winner": winner})
         self.completed = appended(self.completed, trick)

@@ -363,7 +363,7 @@ class BarbuState(State):
             return self.hand_text(seat)
         return MASK_TEXTS.get(follow) or mask_texts(follow)  # the cards of the suit led
 
-    def _trumps_actions(self, hand: list[str], trick: list[Card], led: str) -> list[str]:
+    def _trumps_actions(self, hand: list[str], trick: list[int], led: str) -> list[str]:
         trump, opts = self.trump, self.params
         follow: list[str] = mask_texts(self.masks[self._to_act] & SUIT_MASK[led])
         if follow:
@@ -383,7 +383,8 @@ class BarbuState(State):
         hand = self.hands[seat]
         hand.remove(action)
         self._hand_texts[seat] = FrozenList(hand)  # asked for next anyway (see _drop_card)
-        self.masks[seat] ^= _TEXT_BIT[action]
+        masks = self.masks
+        masks[seat] = masks[seat] ^ _TEXT_BIT[action]  # not ^=: compiled, that is generic
         table = self.table
         public = self.public
         if not table.play(seat, CARD_BY_TEXT[action]):
@@ -404,7 +405,8 @@ class BarbuState(State):
         if self.end_left > 0:
             self.end_left -= sum(1 for c in trick if c in rules.end_cards)
         winner = table.finish(trick_power(self.trump, SUIT_OF[trick[0]]))
-        self.deal_scores[winner] += value
+        deal_scores = self.deal_scores
+        deal_scores[winner] = deal_scores[winner] + value  # not +=: compiled, that is generic
         public["tricks"] = table.completed
         public["deal_scores"] = FrozenList(self.deal_scores)
         if number == self.num_tricks or self.end_left == 0:
@@ -430,7 +432,8 @@ class BarbuState(State):
             hand = self.hands[seat]
             hand.remove(action)
             self._hand_texts[seat] = None
-            self.masks[seat] ^= _TEXT_BIT[action]
+            masks = self.masks
+            masks[seat] = masks[seat] ^ _TEXT_BIT[action]
             s, r = SUIT_POSITION[action[1]], RANK_VALUE[action[0]]
             if self.lo[s] == 0:
                 self.lo[s] = self.hi[s] = r
@@ -756,7 +759,7 @@ class BarbuGame(Game):
         return 4 * (p.repeats if p.mode == "repeat" else 1)
 
 
-def _above(candidates: list[str], trick: list[Card], trump: str | None) -> list[str]:
+def _above(candidates: list[str], trick: list[int], trump: str | None) -> list[str]:
     """The trumps among ``candidates`` that rank above every trump already in ``trick``."""
     top = max((RANK_OF[c] for c in trick if SUIT_OF[c] == trump), default=0)
     return [x for x in candidates if RANK_VALUE[x[0]] > top]

@@ -204,7 +204,7 @@ def above_masks(trump: str, led: str) -> tuple[int, ...]:
     return _ABOVE_MASKS[trump][led]
 
 
-def legal_mask(hand: int, trick: Sequence[Card], trump: str, params: Params) -> int:
+def legal_mask(hand: int, trick: Sequence[int], trump: str, params: Params) -> int:
     """The cards of ``hand`` (a bit mask, :data:`~engine.cards.BIT`) that may be played to
     ``trick``, as a mask (docs/rules/belote.md, "Play and your duties at each trick").
 
