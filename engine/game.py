@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final
 from .cards import BIT, TEXT_OF, Card, card, mask_of, texts
 from .errors import IllegalAction, InvalidParams
 from .frozen import FrozenList
+from .frozen_ops import frozen_list
 from .params import params_dict, parse_params
 
 TERMINAL: Final = -1
@@ -279,7 +280,7 @@ class State(ABC):
         """
         text = self._hand_texts[seat]
         if text is None:
-            text = self._hand_texts[seat] = FrozenList(self._hand_strings(seat))
+            text = self._hand_texts[seat] = frozen_list(self._hand_strings(seat))
         return text
 
     def _hand_strings(self, seat: int) -> list[str]:
@@ -392,4 +393,4 @@ class CardHandsState(State):
         i: int = c  # compiled: BIT[i] is a native look-up, BIT[c] (a Card) a generic one
         masks = self.masks
         masks[seat] = masks[seat] ^ BIT[i]  # not ^=: on a list item, compiled, that is generic
-        self._hand_texts[seat] = FrozenList(texts)
+        self._hand_texts[seat] = frozen_list(texts)

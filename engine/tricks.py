@@ -13,14 +13,14 @@ from functools import cache
 from typing import Any, Final
 
 from .cards import CARDS, TEXT_OF
-from .frozen import EMPTY, FrozenDict, FrozenList
-from .frozen_ops import appended
+from .frozen import FrozenDict, FrozenList
+from .frozen_ops import EMPTY, appended, frozen_dict, frozen_list
 
 TRUMP_BASE: Final = 100
 
 #: ``PLAYED[seat][card]``: the public entry of a card on the table, made once and shared
 PLAYED: Final[tuple[tuple[FrozenDict[str, Any], ...], ...]] = tuple(
-    tuple(FrozenDict(seat=seat, card=TEXT_OF[c]) for c in CARDS) for seat in range(4)
+    tuple(frozen_dict(seat=seat, card=TEXT_OF[c]) for c in CARDS) for seat in range(4)
 )
 
 
@@ -36,7 +36,7 @@ def hand_sizes_table(num_players: int, hand_size: int) -> SizesTable:
     return tuple(
         tuple(
             tuple(
-                FrozenList([hand_size - done - ((s - leader) % n < played) for s in range(n)])
+                frozen_list([hand_size - done - ((s - leader) % n < played) for s in range(n)])
                 for played in range(n)
             )
             for leader in range(n)
@@ -142,7 +142,7 @@ class TrickTable:
                 best, best_power = i, p
         winner = (leader + best) % n
         # from a dict display: compiled, it is built in C; keywords would go through dict()
-        trick = FrozenDict({"leader": leader, "cards": FrozenList(self._texts), "winner": winner})
+        trick = frozen_dict({"leader": leader, "cards": frozen_list(self._texts), "winner": winner})
         self.completed = appended(self.completed, trick)
         self._won_code = code = self._won_code + (1 << 4 * winner)
         self.won = self._won_list(code)
@@ -157,14 +157,14 @@ class TrickTable:
         won = self._won_lists.get(code)
         if won is None:
             n = self.num_players
-            won = self._won_lists[code] = FrozenList([code >> 4 * s & 15 for s in range(n)])
+            won = self._won_lists[code] = frozen_list([code >> 4 * s & 15 for s in range(n)])
         return won
 
     def current(self) -> FrozenList[FrozenDict[str, Any]]:
         """The trick on the table, public form (frozen: shared until the next card)."""
         current = self._current
         if current is None:
-            current = self._current = FrozenList(self._entries)
+            current = self._current = frozen_list(self._entries)
         return current
 
     def hand_sizes(self) -> FrozenList[int]:

@@ -28,8 +28,8 @@ from engine.cards import (
     mask_texts,
 )
 from engine.errors import InvalidParams
-from engine.frozen import EMPTY, FrozenDict, FrozenList
-from engine.frozen_ops import appended
+from engine.frozen import FrozenDict, FrozenList
+from engine.frozen_ops import EMPTY, appended, frozen_dict, frozen_list
 from engine.game import TERMINAL, Game, State
 from engine.games.barbu_rules import (
     DECK_32,
@@ -55,9 +55,9 @@ from engine.registry import register
 from engine.tricks import TrickTable
 
 _KH_TEXT: Final = TEXT_OF[KING_OF_HEARTS]
-NO_SCORES: Final[FrozenList[int]] = FrozenList([0, 0, 0, 0])
-_KH_ONLY: Final[FrozenList[str]] = FrozenList([_KH_TEXT])
-_PASS_ONLY: Final[FrozenList[str]] = FrozenList(["pass"])
+NO_SCORES: Final[FrozenList[int]] = frozen_list([0, 0, 0, 0])
+_KH_ONLY: Final[FrozenList[str]] = frozen_list([_KH_TEXT])
+_PASS_ONLY: Final[FrozenList[str]] = frozen_list(["pass"])
 #: a card text's bit in a hand mask (:data:`~engine.cards.BIT`)
 _TEXT_BIT: Final = {TEXT_OF[c]: BIT[c] for c in range(52)}
 #: ``_DOMINO_MOVE[seat][action]``: the public entry of a Domino move, made once and shared
@@ -67,9 +67,12 @@ _DOMINO_MOVE: Final = tuple(
 #: ``_RUN[lo][hi]``: a suit's run in the Domino layout as shown, made once and shared (ranks
 #: 2..14 index it; the rows and columns 0 and 1 are never read)
 _RUN: Final = tuple(
-    tuple(FrozenList([RANK_TEXT.get(lo, ""), RANK_TEXT.get(hi, "")]) for hi in range(15))
+    tuple(frozen_list([RANK_TEXT.get(lo, ""), RANK_TEXT.get(hi, "")]) for hi in range(15))
     for lo in range(15)
 )
+#: ``_SUIT_CARDS[c]``: every card of ``c``'s suit as a mask (who can follow ``c``); compiled, a
+#: tuple indexed by a card (an int) is a native look-up, a dict keyed by its suit a CPython call
+_SUIT_CARDS: Final[tuple[int, ...]] = tuple(SUIT_MASK[SUIT_OF[c]] for c in range(52))
 _NOT_A_CARD: Final = "not a card: play rank 2-9 T J Q K A + suit s h d c (e.g. Td, the ten is T)"
 
 
@@ -166,7 +169,7 @@ class BarbuState(State):
         # Geronimo: the contracts each seat may still declare (frozen, replaced when they change,
         # so observations share them)
         self.left: FrozenList[FrozenList[str]] | None = (
-            FrozenList([FrozenList(game.contracts)] * 4) if p.mode == "geronimo" else None
+            frozen_list([frozen_list(game.contracts)] * 4) if p.mode == "geronimo" else None
         )
         # doubled_declarer[p][d]: how often p designated d on d's deals (pagat duties)
         self.doubled_declarer = [[0] * 4 for _ in range(4)]
@@ -228,13 +231,13 @@ class BarbuState(State):
             domino_moves=EMPTY,
             finished=EMPTY,
             deal_scores=NO_SCORES,
-            scores=FrozenList(self.scores),
+            scores=frozen_list(self.scores),
             contracts_left=self.left,
         )
 
     def _declaration_actions(self) -> FrozenList[str]:
         names = self.left[self.dealer] if self.left is not None else self.contracts
-        return FrozenList(contract_actions(names, self.low_rank))
+        return frozen_list(contract_actions(names, self.low_rank))
 
     def _apply_declaration(self, action: str) -> None:
         _, name, *extra = action.split(":")
@@ -254,8 +257,8 @@ class BarbuState(State):
             public["first_player"] = self.first_player
         if self.left is not None:
             left = list(self.left)
-            left[self.dealer] = FrozenList([c for c in left[self.dealer] if c != name])
-            self.left = public["contracts_left"] = FrozenList(left)
+            left[self.dealer] = frozen_list([c for c in left[self.dealer] if c != name])
+            self.left = public["contracts_left"] = frozen_list(left)
         rank = extra[0] if rules.domino else None
         public.update(contract=name, trump=self.trump, domino_rank=rank)
         self.deals[-1].info = {
@@ -273,7 +276,7 @@ class BarbuState(State):
     # -- doubling ------------------------------------------------------------------------------
 
     def _doubled_by(self) -> FrozenList[int]:
-        return FrozenList([row[self.dealer] for row in self.doubled_declarer])
+        return frozen_list([row[self.dealer] for row in self.doubled_declarer])
 
     def _designation_choices(self) -> list[tuple[str, tuple[int, ...]]]:
         p, d, opts = self._to_act, self.dealer, self.params
@@ -311,7 +314,7 @@ class BarbuState(State):
             if t == self.dealer:
                 self.doubled_declarer[p][t] += 1
         public = self.public
-        shown = FrozenDict(seat=p, targets=FrozenList(targets))
+        shown: FrozenDict[str, Any] = frozen_dict(seat=p, targets=frozen_list(targets))
         public["designations"] = appended(public["designations"], shown)
         public["declarer_doubled_by"] = self._doubled_by()
         if len(self.designations) == 3:
@@ -326,7 +329,7 @@ class BarbuState(State):
         assert rules is not None
         if rules.domino:
             self.phase = self.public["phase"] = Phase.DOMINO
-            self.public["layout"] = FrozenDict(dict.fromkeys(SUITS))
+            self.public["layout"] = frozen_dict(dict.fromkeys(SUITS))
             self._to_act = self.first_player  # set for Domino by the declaration
         else:
             self.phase = self.public["phase"] = Phase.PLAY
@@ -347,14 +350,14 @@ class BarbuState(State):
             if rules.no_heart_lead:  # no heart lead unless holding only hearts (S0:L21, L23)
                 lead = [x for x in hand if x[1] != "h"]
                 if lead and len(lead) < len(hand):
-                    return FrozenList(lead)
+                    return frozen_list(lead)
             return self.hand_text(seat)
         led = SUIT_OF[trick[0]]
         if rules.trumps:
             allowed = self._trumps_actions(hand, trick, led)
-            return self.hand_text(seat) if len(allowed) == len(hand) else FrozenList(allowed)
+            return self.hand_text(seat) if len(allowed) == len(hand) else frozen_list(allowed)
         mask = self.masks[seat]
-        follow = mask & SUIT_MASK[led]
+        follow = mask & _SUIT_CARDS[trick[0]]
         if not follow:
             if self.params.force_kh_discard and rules.king_of_hearts_scores and _KH_TEXT in hand:
                 return _KH_ONLY
@@ -382,12 +385,13 @@ class BarbuState(State):
         seat = self._to_act
         hand = self.hands[seat]
         hand.remove(action)
-        self._hand_texts[seat] = FrozenList(hand)  # asked for next anyway (see _drop_card)
+        self._hand_texts[seat] = frozen_list(hand)  # asked for next anyway (see _drop_card)
+        c: int = CARD_BY_TEXT[action]  # an int: compiled, BIT[c] is a native look-up
         masks = self.masks
-        masks[seat] = masks[seat] ^ _TEXT_BIT[action]  # not ^=: compiled, that is generic
+        masks[seat] = masks[seat] ^ BIT[c]  # not ^=: compiled, that is generic
         table = self.table
         public = self.public
-        if not table.play(seat, CARD_BY_TEXT[action]):
+        if not table.play(seat, c):
             self._to_act = (seat + 1) % 4
             return
         rules = self.rules
@@ -408,7 +412,7 @@ class BarbuState(State):
         deal_scores = self.deal_scores
         deal_scores[winner] = deal_scores[winner] + value  # not +=: compiled, that is generic
         public["tricks"] = table.completed
-        public["deal_scores"] = FrozenList(self.deal_scores)
+        public["deal_scores"] = frozen_list(self.deal_scores)
         if number == self.num_tricks or self.end_left == 0:
             self._end_deal()  # all tricks played, or early end (No Queens / No King of Hearts)
         else:
@@ -418,7 +422,7 @@ class BarbuState(State):
 
     def _domino_actions(self) -> FrozenList[str]:
         playable = domino_playable(self.hands[self._to_act], self.domino_rank, self.lo, self.hi)
-        return FrozenList(playable) if playable else _PASS_ONLY
+        return frozen_list(playable) if playable else _PASS_ONLY
 
     def _apply_domino(self, action: str) -> None:
         seat = self._to_act
@@ -443,10 +447,10 @@ class BarbuState(State):
                 self.hi[s] = r
             layout = dict(public["layout"])
             layout[action[1]] = _RUN[self.lo[s]][self.hi[s]]
-            public["layout"] = FrozenDict(layout)
+            public["layout"] = frozen_dict(layout)
             if not hand:
                 self.finished.append(seat)
-                public["finished"] = FrozenList(self.finished)
+                public["finished"] = frozen_list(self.finished)
                 if len(self.finished) == 3:  # the deal ends when the third player is out
                     for place, q in enumerate(self._finishing_order()):
                         self.deal_scores[q] = DOMINO_POINTS[place]
@@ -490,7 +494,7 @@ class BarbuState(State):
         # The finished deal stays visible in the next deal's observations (every card played and
         # who won each trick is public: docs/rules/barbu.md, "What your bot sees"): only public
         # fields, never the cards left unplayed (early end, the Domino loser's hand).
-        last_deal = FrozenDict(
+        last_deal: FrozenDict[str, Any] = frozen_dict(
             deal=len(self.deals) - 1,
             dealer=self.dealer,
             declarer=self.dealer,
@@ -501,12 +505,12 @@ class BarbuState(State):
             tricks=public["tricks"],
             layout=public["layout"],
             domino_moves=public["domino_moves"],
-            finishing_order=None if finishing_order is None else FrozenList(finishing_order),
-            contract_scores=FrozenList(contract_scores),
-            doubling_adjustments=FrozenList(adjust),
-            deal_scores=FrozenList(final),
+            finishing_order=None if finishing_order is None else frozen_list(finishing_order),
+            contract_scores=frozen_list(contract_scores),
+            doubling_adjustments=frozen_list(adjust),
+            deal_scores=frozen_list(final),
         )
-        public.update(deal_scores=last_deal["deal_scores"], scores=FrozenList(scores))
+        public.update(deal_scores=last_deal["deal_scores"], scores=frozen_list(scores))
         public["last_deal"] = last_deal
         self.finish_deal_record(final)
         if len(self.deals) == self.num_deals:
@@ -532,7 +536,7 @@ class BarbuState(State):
         if phase is Phase.DECLARE:
             return self._declaration_actions()
         if phase is Phase.DOUBLE:
-            return FrozenList(sorted(a for a, _ in self._designation_choices()))
+            return frozen_list(sorted(a for a, _ in self._designation_choices()))
         return EMPTY
 
     def _apply(self, action: str) -> None:

@@ -22,17 +22,19 @@ from ..cards import (
     make_deck,
     mask_texts,
 )
-from ..frozen import EMPTY, FrozenDict, FrozenList
-from ..frozen_ops import appended
+from ..frozen import FrozenDict, FrozenList
+from ..frozen_ops import EMPTY, appended, frozen_dict, frozen_list
 from ..game import TERMINAL, CardHandsState, Game
 from ..registry import register
 from ..tricks import TrickTable, power_table
 
 SAME_COLOUR: Final = {"h": "d", "d": "h", "s": "c", "c": "s"}
 TRUMP_ACTIONS: Final = ("trump:c", "trump:d", "trump:h", "trump:s")
-CALL_ACTIONS: Final[FrozenList[str]] = FrozenList(["pass", *TRUMP_ACTIONS])
+CALL_ACTIONS: Final[FrozenList[str]] = frozen_list(["pass", *TRUMP_ACTIONS])
 #: ``CALLED[seat][action]``: the public entry of a call, made once and shared
-CALLED: Final = tuple({a: FrozenDict(seat=seat, call=a) for a in CALL_ACTIONS} for seat in range(4))
+CALLED: Final = tuple(
+    {a: frozen_dict(seat=seat, call=a) for a in CALL_ACTIONS} for seat in range(4)
+)
 DECK: Final = make_deck(lowest_rank=7)
 JACK: Final = 11
 
@@ -77,6 +79,16 @@ _SUIT_MASKS: Final = {
     for t in _TRUMPS
 }
 _TRICK_POWER: Final = {t: {led: _trick_power(t, led) for led in SAME_COLOUR} for t in _TRUMPS}
+# The same by the card led, for the hot paths: compiled, a tuple indexed by a card (an int) is a
+# native look-up, where a dict keyed by its suit is a call into CPython.
+#: ``_FOLLOW_MASKS[trump][c]``: the cards of ``c``'s effective suit (who can follow ``c``)
+_FOLLOW_MASKS: Final[dict[str | None, tuple[int, ...]]] = {
+    t: tuple(_SUIT_MASKS[t][_EFFECTIVE_SUITS[t][c]] for c in range(52)) for t in _TRUMPS
+}
+#: ``_POWER_BY_LED[trump][c]``: :func:`trick_power` of a trick that ``c`` led
+_POWER_BY_LED: Final[dict[str | None, tuple[tuple[int, ...], ...]]] = {
+    t: tuple(_TRICK_POWER[t][_EFFECTIVE_SUITS[t][c]] for c in range(52)) for t in _TRUMPS
+}
 
 
 def effective_suits(trump: str | None) -> tuple[str, ...]:
@@ -112,7 +124,7 @@ class BauerState(CardHandsState):
             "to_act": None,
             "deal": 0,
             "dealer": self.dealer,
-            "points": FrozenList(self.points),
+            "points": frozen_list(self.points),
             "hand": EMPTY,
             "hand_sizes": EMPTY,
             "calls": EMPTY,
@@ -141,7 +153,8 @@ class BauerState(CardHandsState):
         self.caller: int | None = None
         self.player = (self.dealer + 1) % 4
         self.eff = effective_suits(None)
-        self.eff_masks = suit_masks(None)
+        self.follow_masks = _FOLLOW_MASKS[None]
+        self.powers = _POWER_BY_LED[None]
         self.table = TrickTable(4, self.dealer, 8)
         self._public.update(
             phase=Phase.CALL,
@@ -163,7 +176,7 @@ class BauerState(CardHandsState):
             seat = self.player
             cards = self.table.cards
             if cards:
-                follow = self.masks[seat] & self.eff_masks[self.eff[cards[0]]]
+                follow = self.masks[seat] & self.follow_masks[cards[0]]
                 if follow:
                     return MASK_TEXTS.get(follow) or mask_texts(follow)
             return self.hand_text(seat)  # the whole hand: share the observation's text
@@ -178,7 +191,7 @@ class BauerState(CardHandsState):
         seat = self.player
         self._drop_card(seat, c)
         if table.play(seat, c):
-            self.player = table.finish(trick_power(self.trump, self.eff[table.cards[0]]))
+            self.player = table.finish(self.powers[table.cards[0]])
             public = self._public
             public["tricks"] = table.completed
             public["tricks_won"] = table.won
@@ -194,7 +207,8 @@ class BauerState(CardHandsState):
             self.trump = action[-1]
             self.caller = seat
             self.eff = effective_suits(self.trump)
-            self.eff_masks = suit_masks(self.trump)
+            self.follow_masks = _FOLLOW_MASKS[self.trump]
+            self.powers = _POWER_BY_LED[self.trump]
             self._start_play(leader=seat)
         elif len(self.calls) == 4:
             self._start_play(leader=self.dealer)  # no trump: the dealer leads
@@ -221,11 +235,11 @@ class BauerState(CardHandsState):
         if scorer is not None:
             self.points[scorer] -= 1
             progress[scorer] = 1
-            self._public["points"] = FrozenList(self.points)
+            self._public["points"] = frozen_list(self.points)
         self.deals[-1].info["team_tricks"] = team_tricks
         deal_scores = [progress[s % 2] for s in range(4)]
         self.finish_deal_record(deal_scores)
-        self.last_deal = FrozenDict(
+        self.last_deal = frozen_dict(
             deal=len(self.deals) - 1,
             dealer=self.dealer,
             calls=self.calls,
@@ -233,8 +247,8 @@ class BauerState(CardHandsState):
             caller=self.caller,
             tricks=self.table.completed,
             tricks_won=won,
-            team_tricks=FrozenList(team_tricks),
-            deal_scores=FrozenList(deal_scores),
+            team_tricks=frozen_list(team_tricks),
+            deal_scores=frozen_list(deal_scores),
         )
         self._public["last_deal"] = self.last_deal
         if 0 in self.points or len(self.deals) >= self.params.max_deals:
