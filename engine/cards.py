@@ -56,7 +56,8 @@ def mask_texts(mask: int) -> FrozenList[str]:
     """
     found = MASK_TEXTS.get(mask)
     if found is None:
-        found = MASK_TEXTS[mask] = FrozenList([t for c, t in enumerate(TEXT_OF) if mask >> c & 1])
+        texts = [TEXT_OF[c] for c in range(mask.bit_length()) if mask >> c & 1]
+        found = MASK_TEXTS[mask] = FrozenList(texts)
     return found
 
 

@@ -46,7 +46,7 @@ from engine.games.barbu_rules import (
     ContractRules,
     contract_actions,
     designation_choices,
-    domino_playable,
+    domino_fits,
     duties_feasible,
     settle_bets,
     trick_power,
@@ -421,7 +421,7 @@ class BarbuState(State):
     # -- domino --------------------------------------------------------------------------------
 
     def _domino_actions(self) -> FrozenList[str]:
-        playable = domino_playable(self.hands[self._to_act], self.domino_rank, self.lo, self.hi)
+        playable = domino_fits(self.masks[self._to_act], self.domino_rank, self.lo, self.hi)
         return frozen_list(playable) if playable else _PASS_ONLY
 
     def _apply_domino(self, action: str) -> None:

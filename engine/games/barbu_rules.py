@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Final
 
-from engine.cards import RANK_OF, RANK_VALUE, RANKS, SUIT_OF, SUITS, card, make_deck
+from engine.cards import RANK_OF, RANK_VALUE, RANKS, SUIT_OF, SUITS, TEXT_OF, card, make_deck
 from engine.tricks import power_table
 
 DECK_52: Final = tuple(make_deck(2))
@@ -189,6 +189,37 @@ def domino_playable(hand: list[str], rank: int, lo: list[int], hi: list[int]) ->
         if r == rank if low == 0 else r == low - 1 or r == hi[s] + 1:
             out.append(x)
     return out
+
+
+#: ``_CARD_AT[s][r]``: the card (its int) of suit position ``s`` and rank ``r`` (2..14); -1 for
+#: the ranks 0, 1 and 15, past either end of a run
+_CARD_AT: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(int(card(RANK_TEXT[r] + suit)) if 2 <= r <= 14 else -1 for r in range(16))
+    for suit in SUITS
+)
+
+
+def domino_fits(hand: int, rank: int, lo: list[int], hi: list[int]) -> list[str]:
+    """:func:`domino_playable` from the hand as a bit mask (:data:`~engine.cards.BIT`): at most
+    two cards of a suit can fit (one while it is closed), so those are looked up in the mask
+    instead of testing every card of the hand. Sorted, as the hand is."""
+    fits: list[int] = []
+    for s in range(4):
+        low = lo[s]
+        at = _CARD_AT[s]
+        if low == 0:
+            c = at[rank]
+            if hand >> c & 1:
+                fits.append(c)
+        else:
+            c = at[low - 1]
+            if c >= 0 and hand >> c & 1:
+                fits.append(c)
+            c = at[hi[s] + 1]
+            if c >= 0 and hand >> c & 1:
+                fits.append(c)
+    fits.sort()
+    return [TEXT_OF[c] for c in fits]
 
 
 # -- doubling -------------------------------------------------------------------------------------

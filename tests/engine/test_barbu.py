@@ -10,9 +10,16 @@ import pytest
 
 import engine
 from engine import IllegalAction, InvalidParams
-from engine.cards import RANK_VALUE, TEXT_OF, cards
+from engine.cards import BIT, CARD_BY_TEXT, RANK_VALUE, TEXT_OF, cards
 from engine.games.barbu import BarbuGame, BarbuState
-from engine.games.barbu_rules import DECK_32, DECK_52, SALAD_RULES, domino_playable, trick_value
+from engine.games.barbu_rules import (
+    DECK_32,
+    DECK_52,
+    SALAD_RULES,
+    domino_fits,
+    domino_playable,
+    trick_value,
+)
 
 STANDARD = ["no_tricks", "no_hearts", "no_queens", "no_king_of_hearts", "no_last_two", "trumps",
             "domino"]
@@ -289,6 +296,26 @@ def test_1_11_8_domino_legality() -> None:
     # layout spades 6..K, hearts 2..9 (a pure legality check: the hand is not a real position)
     lo, hi = [6, 2, 0, 0], [13, 9, 0, 0]  # suit order s h d c
     assert domino_playable(["As", "Ah", "2s", "3h"], 6, lo, hi) == ["As"]
+
+
+@pytest.mark.parametrize("deck", [DECK_52, DECK_32])
+def test_domino_fits_from_the_mask_as_domino_playable_from_the_texts(deck: Any) -> None:
+    """The compiled path (:func:`domino_fits`, from the hand's bit mask) and the card-by-card
+    one agree on random hands and layouts: closed suits, runs at either end, complete suits."""
+    rng = random.Random(5)
+    texts = [TEXT_OF[c] for c in deck]
+    low_rank = min(RANK_VALUE[t[0]] for t in texts)
+    for _ in range(3000):
+        hand = sorted(rng.sample(texts, rng.randint(0, 13)))
+        mask = 0
+        for t in hand:
+            mask |= BIT[CARD_BY_TEXT[t]]
+        rank = rng.randint(low_rank, 14)
+        lo, hi = [0, 0, 0, 0], [0, 0, 0, 0]
+        for s in range(4):
+            if rng.random() < 0.75:  # open: a run around the declared rank
+                lo[s], hi[s] = rng.randint(low_rank, rank), rng.randint(rank, 14)
+        assert domino_fits(mask, rank, lo, hi) == domino_playable(hand, rank, lo, hi)
 
 
 SCENARIO_9_DECK = (
