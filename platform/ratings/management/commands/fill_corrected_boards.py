@@ -6,8 +6,8 @@ import time
 from django.core.management.base import BaseCommand, CommandParser
 
 from matches.luck import CORRECTED_GAMES, corrected_boards_fill
+from ratings.management.commands.recompute_ratings import recompute_ladders
 from ratings.models import Ladder
-from ratings.services import ladder_recompute
 
 
 class Command(BaseCommand):
@@ -30,11 +30,4 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{filled} matches given corrected boards in {time.perf_counter() - started:.2f} s"
         )
-        for ladder in Ladder.objects.filter(game__in=games):
-            started = time.perf_counter()
-            done = ladder_recompute(ladder_id=ladder.pk)
-            elapsed = time.perf_counter() - started
-            agreed = "it agreed" if not done.rewritten else f"{done.rewritten} rows rewritten"
-            self.stdout.write(
-                f"{ladder}: {done.matches} matches rated again in {elapsed:.2f} s; {agreed}"
-            )
+        recompute_ladders(Ladder.objects.filter(game__in=games), self.stdout.write)
