@@ -70,6 +70,12 @@ def test_the_worker_may_create_bubblewrap_namespaces_as_a_non_root_user() -> Non
     assert "user: 10001:10001" in worker
 
 
+def test_the_worker_runs_under_an_init_that_reaps_orphaned_sandbox_inits() -> None:
+    """A sandbox's init is handed to the container's pid 1 when its outer bubblewrap exits
+    first (a bot that ends by itself): Celery as pid 1 would never reap it."""
+    assert "init: true" in service(compose(), "worker")
+
+
 def rendered_services() -> dict[str, Any]:
     """The services as `docker-compose config` resolves them (anchors merged)."""
     services: dict[str, Any] = yaml.safe_load(compose())["services"]
