@@ -127,14 +127,20 @@ def boards_of_result(result: MatchResult) -> list[list[float]] | None:
     return board_scores(games, teams=result.replay.get("teams"))
 
 
-def boards_of_replay(replay: dict[str, Any]) -> list[list[float]] | None:
+def boards_of_replay(
+    replay: dict[str, Any], deal_scores: Sequence[Sequence[Sequence[float] | None]] | None = None
+) -> list[list[float]] | None:
     """:func:`board_scores` of a stored replay (docs/replay-format.md); ``None`` for a plain
-    match or a game scored by the set's total (``Game.scored_by_boards``)."""
+    match or a game scored by the set's total (``Game.scored_by_boards``). ``deal_scores``: per
+    game of the replay, the deal scores to add up instead of its own (the luck-corrected ones:
+    ``engine.luck.corrected_boards_of_replay``)."""
     if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
         return None
+    if deal_scores is None:
+        deal_scores = [[deal["scores"] for deal in played["deals"]] for played in replay["games"]]
     games = [
-        BoardGame(played["seats"], [deal["scores"] for deal in played["deals"]])
-        for played in replay["games"]
+        BoardGame(played["seats"], scores)
+        for played, scores in zip(replay["games"], deal_scores, strict=True)
     ]
     return board_scores(games, teams=replay.get("teams"))
 

@@ -205,9 +205,13 @@ class State(ABC):
 
     # -- randomness: only from the seed ------------------------------------------------------
 
-    def deal_rng(self, deal_index: int, purpose: str = "deck") -> random.Random:
+    def deal_rng(self, deal_index: int, purpose: str) -> random.Random:
         """A generator that depends only on the seed, the deal and what it is for."""
-        return random.Random(f"{self.seed}:{deal_index}:{purpose}")
+        return random.Random(self._rng_seed(deal_index, purpose))
+
+    def _rng_seed(self, deal_index: int, purpose: str) -> str:
+        """The text that seeds a deal's generator for ``purpose`` (``deck``: its shuffle)."""
+        return f"{self.seed}:{deal_index}:{purpose}"
 
     def deck_for(self, deal_index: int) -> list[Card]:
         """Deck order (index 0 = top) of a deal: fixed by the caller, else seeded shuffle."""
@@ -216,7 +220,7 @@ class State(ABC):
             if sorted(deck) != sorted(self.game.deck):
                 raise InvalidParams(f"deck {deal_index} is not a permutation of the game's cards")
             return deck
-        return shuffled(self.game.deck, deck_generator(f"{self.seed}:{deal_index}:deck"))
+        return shuffled(self.game.deck, deck_generator(self._rng_seed(deal_index, "deck")))
 
     def start_deal_record(self, dealer: int, deck: Sequence[Card]) -> DealRecord:
         record = DealRecord(

@@ -53,12 +53,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from .boards import BoardGame, board_scores
+from .boards import boards_of_replay
 from .cards import CARD_BY_TEXT
 from .game import Game, State
 from .games.badugi_hands import hand_value
 from .luck_features import FEATURES, Position
-from .registry import game_class, load_game
+from .registry import load_game
 
 #: arrangements of the unseen cards, the realised one included, that value a later chance event
 LATER_SAMPLES: Final = 4
@@ -317,12 +317,9 @@ def corrected_boards_of_replay(
     (:func:`corrected_deal_scores`): per board, per entrant, its side's corrected score on that
     board; ``None`` where the replay has no boards (a plain match, a game scored by the set's
     total). ``luck``: the replay's :func:`replay_luck`, if already computed."""
-    if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
-        return None
     per_game = replay_luck(replay) if luck is None else luck
-    games = [
-        BoardGame(played["seats"], corrected_deal_scores([d["scores"] for d in played["deals"]],
-                                                         deals))
+    corrected = [
+        corrected_deal_scores([deal["scores"] for deal in played["deals"]], deals)
         for played, deals in zip(replay["games"], per_game, strict=True)
-    ]  # fmt: skip
-    return board_scores(games, teams=replay.get("teams"))
+    ]
+    return boards_of_replay(replay, corrected)

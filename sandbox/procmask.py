@@ -123,7 +123,7 @@ def _bwrap_args(memory_bytes: int, proc: str) -> tuple[str, ...]:
         if os.path.isdir(os.path.join(proc, name)):
             args += ["--ro-bind", str(_copied_dir(proc, name)), f"/proc/{name}"]
     for name, text in sorted(contents.items()):
-        if name.startswith(tuple(d + "/" for d in COPIED_DIRS)) or not _readable(proc, name):
+        if _in_copied_dir(name) or not _readable(proc, name):
             continue  # in a copied folder; or absent, or unreadable to any bot: nothing to mask
         source = directory / f"{name.replace('/', '.')}-{memory_bytes}"
         if not source.exists():
@@ -174,13 +174,15 @@ def _copied_dir(proc: str, name: str) -> Path:
             except OSError:
                 continue
             (target / here.relative_to(source) / file).write_bytes(content)
+    inside = name + "/"
     for entry, text in FIXED_FILES.items():
-        if entry.startswith(name + "/") and _readable(proc, entry):
-            (target / entry[len(name) + 1 :]).write_text(text, encoding="utf-8")
+        if entry.startswith(inside) and _readable(proc, entry):
+            (target / entry.removeprefix(inside)).write_text(text, encoding="utf-8")
     for entry in EMPTY_DIRS:
-        if entry.startswith(name + "/") and (target / entry[len(name) + 1 :]).is_dir():
-            shutil.rmtree(target / entry[len(name) + 1 :])
-            (target / entry[len(name) + 1 :]).mkdir(mode=0o755)
+        emptied = target / entry.removeprefix(inside)
+        if entry.startswith(inside) and emptied.is_dir():
+            shutil.rmtree(emptied)
+            emptied.mkdir(mode=0o755)
     for path in sorted(target.rglob("*"), reverse=True):  # read-only for the sandbox's uid
         path.chmod(0o555 if path.is_dir() else 0o444)
     target.chmod(0o555)
