@@ -7,14 +7,15 @@ ranks bots with less noise and the same mean. Luck is shown only once a match ha
 when its replay shows every card anyway.
 
 In the games of :data:`CORRECTED_GAMES` the ladder reads luck-corrected boards
-(``Match.corrected_boards``, docs/ranking.md, "Luck on the ladder"), so their luck is computed
-when the match is recorded, in the transaction that records it, from the audited replay
+(``Match.corrected_boards``, docs/ranking.md, "Luck on the ladder"), so a rated match's luck is
+computed when the match is recorded, in the transaction that records it, from the audited replay
 (:func:`luck_at_record`): the ladder never waits for it and never rates a match of those games
 before its correction exists. A failure to compute it is logged and costs the match nothing: the
 match is recorded, without luck, and the ladder reads its raw boards.
 
-The other games' luck is only shown; it is computed after recording, so that the worker's path
-from one match to the next stays as short as it can be: a periodic task
+The other games' luck, and every unrated match's, is only shown; it is computed after
+recording, so that the worker's path from one match to the next stays as short as it can be: a
+periodic task
 (``arena.matches.luck``; in the quick start the ladder's loop) fills it in for the newest
 finished matches first, a few seconds of CPU at a time, old matches included. It never writes
 corrected boards: a rated match's result changes only with a recomputation of its ladder
@@ -79,11 +80,13 @@ def match_luck(replay: dict[str, Any]) -> MatchLuck:
         return MatchLuck([None] * len(replay["entrants"]), None)
 
 
-def luck_at_record(*, game: str, replay: dict[str, Any]) -> MatchLuck | None:
-    """What recording a match stores of its luck: for a game of :data:`CORRECTED_GAMES`, its
-    luck (:func:`match_luck`); for the others ``None``, their luck is filled in later. ``replay``
-    is the audited replay about to be stored, never anything a bot sent."""
-    return match_luck(replay) if game in CORRECTED_GAMES else None
+def luck_at_record(*, game: str, rated: bool, replay: dict[str, Any]) -> MatchLuck | None:
+    """What recording a match stores of its luck: for a rated match of a game of
+    :data:`CORRECTED_GAMES`, its luck (:func:`match_luck`), which its ladder reads; for the
+    others ``None``, their luck is only shown and filled in later, off the worker's path (an
+    unrated match is read by no ladder: its tournament ranks the raw scores). ``replay`` is the
+    audited replay about to be stored, never anything a bot sent."""
+    return match_luck(replay) if rated and game in CORRECTED_GAMES else None
 
 
 def matches_luck_fill(*, cpu_budget_s: float = 5.0, batch: int = 10) -> int:
@@ -130,15 +133,15 @@ def match_luck_record(*, match_id: int, boards: bool = False) -> None:
 def corrected_boards_fill(
     *, games: Sequence[str] = tuple(CORRECTED_GAMES), batch: int = 100
 ) -> int:
-    """Compute the corrected boards (and the seats' luck) of the finished matches of ``games``
-    that have boards but no corrected boards: those recorded before their game was switched, or
-    whose luck failed then; the number of matches done, oldest first. A match whose luck fails
-    again keeps its raw boards (logged). Its ladder's ratings must be computed again afterwards
-    (``manage.py fill_corrected_boards`` does both)."""
+    """Compute the corrected boards (and the seats' luck) of the finished rated matches of
+    ``games`` that have boards but no corrected boards: those recorded before their game was
+    switched, or whose luck failed then; the number of matches done, oldest first. A match
+    whose luck fails again keeps its raw boards (logged). Its ladder's ratings must be computed
+    again afterwards (``manage.py fill_corrected_boards`` does both)."""
     done, last = 0, 0
     pending = Match.objects.filter(
         game__in=list(games), status=MatchStatus.FINISHED, boards__isnull=False,
-        corrected_boards__isnull=True,
+        corrected_boards__isnull=True, ladder__isnull=False,
     )  # fmt: skip
     while True:
         ids = list(pending.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:batch])

@@ -218,8 +218,9 @@ def match_record_result(
     The result is audited first (``matches.audit``): one that does not re-derive from its
     replay ends the match in ``error`` instead. A duplicate match's boards are stored with it
     (``Match.boards``), so that ratings and pages never need to decompress the replay, and in
-    the games whose ladder reads luck-corrected boards (``matches.luck.CORRECTED_GAMES``) the
-    luck and those boards too, computed from the audited replay (``Match.corrected_boards``)."""
+    the games whose ladder reads luck-corrected boards (``matches.luck.CORRECTED_GAMES``) a rated
+    match's luck and those boards too, computed from the audited replay
+    (``Match.corrected_boards``)."""
     from ratings.services import ladder_rate_soon
     from tournaments.services import tournament_match_recorded
 
@@ -236,7 +237,7 @@ def match_record_result(
     except AuditFailure as err:
         return match_record_error(match_id=match_id, token=token, error=f"audit: {err}",
                                   replay=replay)  # fmt: skip
-    luck = luck_at_record(game=match.game, replay=document)  # before the transaction: no lock
+    luck = luck_at_record(game=match.game, rated=match.rated, replay=document)  # no lock held
     with_luck: dict[str, Any] = {}
     if luck is not None:
         with_luck = {"luck_at": timezone.now(), "corrected_boards": luck.corrected_boards}

@@ -43,14 +43,17 @@ PARAMS = {"belote": {"target": 300}, "bauer": {"start_points": 2}}
 SEED = 11
 
 
-def _running(game: str) -> tuple[Match, uuid.UUID, list[MatchSeat]]:
-    """A claimed ladder match of ``game`` under the ladder's own (short) rules, seed fixed."""
+def _running(
+    game: str, origin: MatchOrigin = MatchOrigin.LADDER
+) -> tuple[Match, uuid.UUID, list[MatchSeat]]:
+    """A claimed match of ``game`` (a ladder match unless ``origin`` says otherwise) under the
+    ladder's own (short) rules, seed fixed."""
     Ladder.objects.filter(pk=ladder_for_game(game=game).pk).update(params=PARAMS[game])
     rules = formats.load(game, PARAMS[game])
     versions = [active_bot(game).current_version for _ in range(formats.entrants_per_match(rules))]
     [match] = matches_create(game=game, params=PARAMS[game], duplicate=True,
-                             origin=MatchOrigin.LADDER, specs=[MatchSpec(versions)])  # type: ignore[arg-type]  # fmt: skip
-    assert match.rated
+                             origin=origin, specs=[MatchSpec(versions)])  # type: ignore[arg-type]  # fmt: skip
+    assert match.rated == (origin == MatchOrigin.LADDER)
     Match.objects.filter(pk=match.pk).update(seed=SEED)
     match.refresh_from_db()
     token = match_claim(match_id=match.pk, worker="w")
@@ -58,10 +61,10 @@ def _running(game: str) -> tuple[Match, uuid.UUID, list[MatchSeat]]:
     return match, token, list(match.seats.order_by("seat"))
 
 
-def _record(game: str) -> Match:
-    """Play a ladder match of ``game`` in-process (the engine's random agents, as the worker's
-    result would come back) and record it through the platform's one recording path."""
-    match, token, seats = _running(game)
+def _record(game: str, origin: MatchOrigin = MatchOrigin.LADDER) -> Match:
+    """Play a match of ``game`` in-process (the engine's random agents, as the worker's result
+    would come back) and record it through the platform's one recording path."""
+    match, token, seats = _running(game, origin)
     rules = formats.load(game, match.params)
     agents = [engine.make_agent(game, "random", seed=s) for s in range(rules.num_players)]
     result = engine.run_match(rules, None, agents, match.seed, duplicate=True)
@@ -126,6 +129,24 @@ def test_a_game_not_switched_keeps_its_raw_boards_and_its_luck_comes_later() -> 
     match.refresh_from_db()
     assert _seat_luck(match) == pytest.approx(list(seat_luck(replay)))
     assert match.corrected_boards is None
+
+
+def test_an_unrated_belote_match_gets_its_luck_later_and_no_corrected_boards() -> None:
+    """No ladder reads an unrated match (its tournament ranks raw scores), so its luck is left
+    to the periodic fill, off the worker's path, which shows it and writes no corrected boards;
+    the command that fills old rated matches leaves it alone too."""
+    match = _record("belote", MatchOrigin.CHALLENGE)
+    replay = match_replay(match_id=match.pk)
+    assert match.boards == engine.boards_of_replay(replay) and match.boards
+    assert match.corrected_boards is None and match.luck_at is None
+    assert _seat_luck(match) == [None] * 4
+    assert matches_luck_fill() == 1
+    match.refresh_from_db()
+    assert _seat_luck(match) == pytest.approx(list(seat_luck(replay)))
+    assert match.corrected_boards is None
+    out = io.StringIO()
+    call_command("fill_corrected_boards", stdout=out)
+    assert out.getvalue().startswith("0 matches given corrected boards")
 
 
 @pytest.fixture
