@@ -254,9 +254,7 @@ def match_record_result(
             seat.fault, seat.fault_message = fault_summary(result, seat.seat)
             seat.log = played.logs[seat.seat]
             seat.luck = None if luck is None else luck.seats[seat.seat]
-        MatchSeat.objects.bulk_update(
-            seats, ["score", "place", "fault", "fault_message", "log", "luck"]
-        )
+        _seats_update(seats, ["score", "place", "fault", "fault_message", "log", "luck"])
         # level 1: a replay compresses about as well for a fraction of the time
         MatchReplay.objects.create(match_id=match_id, data=zlib.compress(replay, 1),
                                    size=len(replay))  # fmt: skip
@@ -265,6 +263,20 @@ def match_record_result(
         if match.ladder_id is not None:
             ladder_rate_soon(ladder_id=match.ladder_id)
     return True
+
+
+def _seats_update(seats: Sequence[MatchSeat], names: Sequence[str]) -> None:
+    """Write ``names`` of each of ``seats``: one ``UPDATE`` per seat, sent together (psycopg
+    pipelines ``executemany``: one round trip). ``bulk_update`` would say it in one statement,
+    but builds a ``CASE`` per field and seat, some 3 ms of CPU for a four-seat match on the
+    worker's path from one match to the next."""
+    fields = [MatchSeat._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    table = connection.ops.quote_name(MatchSeat._meta.db_table)
+    rows = [[f.get_db_prep_save(getattr(seat, f.attname), connection) for f in fields] + [seat.pk]
+            for seat in seats]  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {assignments} WHERE id = %s", rows)
 
 
 def match_record_error(
