@@ -270,7 +270,8 @@ def _seats_update(seats: Sequence[MatchSeat], names: Sequence[str]) -> None:
     pipelines ``executemany``: one round trip). ``bulk_update`` would say it in one statement,
     but builds a ``CASE`` per field and seat, some 3 ms of CPU for a four-seat match on the
     worker's path from one match to the next."""
-    fields = [MatchSeat._meta.get_field(name) for name in names]
+    concrete = {field.name: field for field in MatchSeat._meta.concrete_fields}
+    fields = [concrete[name] for name in names]
     assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
     table = connection.ops.quote_name(MatchSeat._meta.db_table)
     rows = [[f.get_db_prep_save(getattr(seat, f.attname), connection) for f in fields] + [seat.pk]
