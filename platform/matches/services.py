@@ -272,7 +272,7 @@ def _seats_update(seats: Sequence[MatchSeat], names: Sequence[str]) -> None:
     worker's path from one match to the next."""
     concrete = {field.name: field for field in MatchSeat._meta.concrete_fields}
     fields = [concrete[name] for name in names]
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    assignments = ", ".join(f"{connection.ops.quote_name(str(f.column))} = %s" for f in fields)
     table = connection.ops.quote_name(MatchSeat._meta.db_table)
     rows = [[f.get_db_prep_save(getattr(seat, f.attname), connection) for f in fields] + [seat.pk]
             for seat in seats]  # fmt: skip
