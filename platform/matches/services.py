@@ -165,13 +165,15 @@ def match_run(*, match_id: int, worker: str) -> bool:
     token = match_claim(match_id=match_id, worker=worker)
     if token is None:
         return False
-    seats = list(  # the match with its seats: one query between the claim and the bots
-        MatchSeat.objects.filter(match_id=match_id)
-        .select_related("match", "bot_version__bot__owner", "bot_version__build")
-        .order_by("seat")
-    )
-    match = seats[0].match
+    attempts: int | None = None  # the claims so far, once the match is read
     try:
+        seats = list(  # the match with its seats: one query between the claim and the bots
+            MatchSeat.objects.filter(match_id=match_id)
+            .select_related("match", "bot_version__bot__owner", "bot_version__build")
+            .order_by("seat")
+        )
+        match = seats[0].match
+        attempts = match.attempts
         played = play(
             game=match.game, params=match.params, seed=match.seed, duplicate=match.duplicate,
             seats=[SeatBot(str(s.bot_version), *s.bot_version.run_package) for s in seats],
@@ -179,13 +181,13 @@ def match_run(*, match_id: int, worker: str) -> bool:
         )  # fmt: skip
     except SoftTimeLimitExceeded:  # the platform's limit, not a bot's fault: another attempt
         reason = "it ran past the task's time limit"
-        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
-    except (OperationalError, InterfaceError):  # fetching a package: another attempt
+        return _reconnecting(lambda: _retry_or_error(match_id, token, attempts, reason))
+    except (OperationalError, InterfaceError):  # reading the match or a package: another attempt
         reason = "its database connection dropped before the bots started"
-        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
+        return _reconnecting(lambda: _retry_or_error(match_id, token, attempts, reason))
     except PlatformRetry as err:  # e.g. a bot killed from outside: no bot is blamed
         reason = f"it failed ({err})"
-        return _reconnecting(lambda: _retry_or_error(match_id, token, match.attempts, reason))
+        return _reconnecting(lambda: _retry_or_error(match_id, token, attempts, reason))
     except PlatformFailure as err:
         error = str(err)
         return _reconnecting(lambda: match_record_error(match_id=match_id, token=token,
@@ -343,9 +345,12 @@ def matches_reap(*, now: datetime | None = None) -> dict[str, int]:
     return counts
 
 
-def _retry_or_error(match_id: int, token: uuid.UUID, attempts: int, reason: str) -> bool:
+def _retry_or_error(match_id: int, token: uuid.UUID, attempts: int | None, reason: str) -> bool:
     """A claim the platform failed (``reason``): back to ``queued`` for another attempt, or in
-    ``error`` once it was claimed ``ARENA_MATCH_MAX_ATTEMPTS`` times. Never a bot's fault."""
+    ``error`` once it was claimed ``ARENA_MATCH_MAX_ATTEMPTS`` times (``attempts``, read here
+    when the caller could not). Never a bot's fault."""
+    if attempts is None:
+        attempts = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
     if attempts >= settings.ARENA_MATCH_MAX_ATTEMPTS:
         error = f"{reason} {attempts} times; not charged to any bot"
         return match_record_error(match_id=match_id, token=token, error=error)

@@ -184,6 +184,41 @@ def test_a_connection_dropped_while_fetching_a_package_gives_the_match_another_a
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_connection_dropped_right_after_the_claim_gives_the_match_another_attempt(
+    held_matches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL ends the worker's session between its claim and its read of the match: the
+    match goes back to the queue at once (not left running until the reaper finds it), charged
+    to no bot, and the next attempt plays it."""
+    import matches.services
+
+    if connection.vendor != "postgresql":
+        pytest.skip("terminates a PostgreSQL backend (CI runs on PostgreSQL)")
+    match = queued_match("badugi", [active_bot("badugi") for _ in range(2)])
+    claim = matches.services.match_claim
+
+    def claim_then_the_session_ends(*, match_id: int, worker: str) -> uuid.UUID | None:
+        token = claim(match_id=match_id, worker=worker)
+        with psycopg.connect(**connection.get_connection_params()) as other:
+            other.execute(
+                "SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid]
+            )
+        return token
+
+    monkeypatch.setattr(matches.services, "match_claim", claim_then_the_session_ends)
+    held_matches.clear()
+    assert match_run(match_id=match.pk, worker="w1") is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.QUEUED and match.attempts == 1 and not match.error
+    assert held_matches == [match.pk]  # sent again
+    monkeypatch.setattr(matches.services, "match_claim", claim)
+    assert match_run(match_id=match.pk, worker="w2") is True
+    match.refresh_from_db()
+    assert match.status == MatchStatus.FINISHED and match.attempts == 2
+    assert set(match.seats.values_list("fault", flat=True)) == {""}
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_reaper_requeues_lost_runs_then_gives_up(held_matches: list[int]) -> None:
     bots = [active_bot("badugi") for _ in range(2)]
     match = queued_match("badugi", bots)
