@@ -10,7 +10,7 @@ import shutil
 import uuid
 import zlib
 from datetime import timedelta
-from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -146,72 +146,50 @@ def test_a_platform_failure_ends_in_error_charged_to_no_bot() -> None:
     assert match.status == MatchStatus.FINISHED
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_connection_dropped_while_fetching_a_package_gives_the_match_another_attempt(
-    held_matches: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """PostgreSQL ends the worker's session between its claim and its package reads (a restart,
-    a failover): the match goes back to the queue, charged to no bot, and the next attempt
-    plays it."""
-    import matches.execution
+def _end_this_session() -> None:
+    """Have PostgreSQL end this process's session, as a restart or a failover would."""
+    with psycopg.connect(**connection.get_connection_params()) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid])
 
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("module", "name", "ends_after"),
+    [("matches.execution", "package_path", False), ("matches.services", "match_claim", True)],
+    ids=["while_fetching_a_package", "right_after_the_claim"],
+)
+def test_a_connection_dropped_before_the_bots_start_gives_the_match_another_attempt(
+    module: str, name: str, ends_after: bool, held_matches: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """PostgreSQL ends the worker's session between its claim and its bots (a restart, a
+    failover): right after the claim, before the match is read, or as a bot's package is read
+    from the database. The match goes back to the queue at once (not left running until the
+    reaper finds it), charged to no bot, and the next attempt plays it."""
     if connection.vendor != "postgresql":
         pytest.skip("terminates a PostgreSQL backend (CI runs on PostgreSQL)")
     bots = [active_bot("badugi") for _ in range(2)]
-    for bot in bots:
+    for bot in bots:  # not in this worker's package cache: read from the database
         shutil.rmtree(settings.ARENA_PACKAGE_CACHE / bot.current_version.sha256, ignore_errors=True)
     match = queued_match("badugi", bots)
-    fetch = matches.execution.package_path
+    target = importlib.import_module(module)
+    original = getattr(target, name)
 
-    def fetch_after_the_session_ends(sha256: str, filename: str) -> Path:
-        with psycopg.connect(**connection.get_connection_params()) as other:
-            other.execute(
-                "SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid]
-            )
-        return fetch(sha256, filename)
+    def ending_the_session(*args: Any, **kwargs: Any) -> Any:
+        if not ends_after:
+            _end_this_session()
+        result = original(*args, **kwargs)
+        if ends_after:
+            _end_this_session()
+        return result
 
-    monkeypatch.setattr(matches.execution, "package_path", fetch_after_the_session_ends)
+    monkeypatch.setattr(target, name, ending_the_session)
     held_matches.clear()
     assert match_run(match_id=match.pk, worker="w1") is True
     match.refresh_from_db()
     assert match.status == MatchStatus.QUEUED and match.attempts == 1 and not match.error
     assert held_matches == [match.pk]  # sent again
-    monkeypatch.setattr(matches.execution, "package_path", fetch)
-    assert match_run(match_id=match.pk, worker="w2") is True
-    match.refresh_from_db()
-    assert match.status == MatchStatus.FINISHED and match.attempts == 2
-    assert set(match.seats.values_list("fault", flat=True)) == {""}
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_connection_dropped_right_after_the_claim_gives_the_match_another_attempt(
-    held_matches: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """PostgreSQL ends the worker's session between its claim and its read of the match: the
-    match goes back to the queue at once (not left running until the reaper finds it), charged
-    to no bot, and the next attempt plays it."""
-    import matches.services
-
-    if connection.vendor != "postgresql":
-        pytest.skip("terminates a PostgreSQL backend (CI runs on PostgreSQL)")
-    match = queued_match("badugi", [active_bot("badugi") for _ in range(2)])
-    claim = matches.services.match_claim
-
-    def claim_then_the_session_ends(*, match_id: int, worker: str) -> uuid.UUID | None:
-        token = claim(match_id=match_id, worker=worker)
-        with psycopg.connect(**connection.get_connection_params()) as other:
-            other.execute(
-                "SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid]
-            )
-        return token
-
-    monkeypatch.setattr(matches.services, "match_claim", claim_then_the_session_ends)
-    held_matches.clear()
-    assert match_run(match_id=match.pk, worker="w1") is True
-    match.refresh_from_db()
-    assert match.status == MatchStatus.QUEUED and match.attempts == 1 and not match.error
-    assert held_matches == [match.pk]  # sent again
-    monkeypatch.setattr(matches.services, "match_claim", claim)
+    monkeypatch.setattr(target, name, original)
     assert match_run(match_id=match.pk, worker="w2") is True
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED and match.attempts == 2
