@@ -182,13 +182,16 @@ app.conf.CELERY_DB_REUSE_MAX = 1_000_000
 
 @signals.task_prerun.connect
 @signals.task_postrun.connect
-def _database_rules_per_task(**kwargs: Any) -> None:
-    """Around every task, what Django does around every request: drop a connection that is past
-    ``CONN_MAX_AGE``, broken or left in error, and check the kept one before its next use
-    (``CONN_HEALTH_CHECKS``), so a database restarted meanwhile costs a task nothing."""
+def _database_rules_per_task(sender: Any = None, **kwargs: Any) -> None:
+    """Around every task a worker runs, what Django does around every request: drop a
+    connection that is past ``CONN_MAX_AGE``, broken or left in error, and check the kept one
+    before its next use (``CONN_HEALTH_CHECKS``), so a database restarted meanwhile costs a task
+    nothing. Not around a task run in-process (inline execution: the quick start, tests),
+    which runs inside its caller's request and transaction."""
     from django.db import close_old_connections
 
-    close_old_connections()
+    if not getattr(getattr(sender, "request", None), "is_eager", False):
+        close_old_connections()
 
 
 @signals.worker_process_init.connect  # each process of a prefork pool, after its fork
