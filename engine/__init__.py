@@ -18,6 +18,7 @@ from .boards import (
     board_scores,
     boards_of_replay,
     boards_of_result,
+    margin_scale,
     margin_share,
     pairwise_shares,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "board_points",
     "boards_of_replay",
     "boards_of_result",
+    "margin_scale",
     "margin_share",
     "card",
     "cards",

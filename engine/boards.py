@@ -20,7 +20,9 @@ a deal was played, a board's margin says more than its winner: between two sides
 ``Game.board_margin_scale`` gives the side ahead by ``m`` points the share ``1 / (1 + e^(−m /
 scale))`` of the board (:func:`margin_share`), a near-draw about half and a rout nearly all.
 Belote counts card points, so its boards are shared by margin; Bauer's deal scores only say which
-side reached five tricks, and Barbu's tables are ranked, so theirs are won or lost.
+side reached five tricks, and Barbu's tables are ranked, so theirs are won or lost. Luck-corrected
+scores (``engine.luck``) make a Bauer deal's result a margin, the point it scored minus its
+luck, and are shared by it on a scale of their own (:func:`margin_scale`).
 
 Deals beyond the shortest game of the set have no counterpart in the other games and are not
 boards. A faulted entrant (and its side) loses every board of the set, as it places last in the
@@ -101,6 +103,19 @@ def margin_share(margin: float, scale: float | None) -> float:
     if scale is None:
         return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
     return 0.5 * (1.0 + math.tanh(margin / (2.0 * scale)))  # the logistic, without overflow
+
+
+def margin_scale(game: str, *, corrected: bool) -> float | None:
+    """The scale on which ``game``'s boards (or deals scored one by one) are shared by their
+    margin between two sides (:func:`margin_share`; None: by its sign): its own
+    (``Game.board_margin_scale``), else, for luck-corrected scores, the one the luck calls
+    for (``Game.corrected_margin_scale``). A raw Bauer deal is won, lost or tied; with its
+    luck taken out, its sign would break every tie by the luck alone, nearly at random. The
+    one choice the ranking benchmark and the platform's ratings both read."""
+    cls = game_class(game)
+    if cls.board_margin_scale is not None or not corrected:
+        return cls.board_margin_scale
+    return cls.corrected_margin_scale
 
 
 def _sides(entrants: int, teams: Sequence[Sequence[int]] | None) -> list[list[int]]:

@@ -130,6 +130,9 @@ class Game(ABC):
     #: between two sides, a board is shared by its margin on this scale of points
     #: (``engine.boards.margin_share``); None: won, lost or drawn
     board_margin_scale: ClassVar[float | None] = None
+    #: the same for luck-corrected scores where ``board_margin_scale`` is None: the luck makes
+    #: a won, lost or drawn deal a margin (``engine.boards.margin_scale``); None: by its sign
+    corrected_margin_scale: ClassVar[float | None] = None
 
     def __init__(self, **params: Any) -> None:
         self.params: Any = parse_params(self.Params, params, game=self.name)

@@ -293,6 +293,11 @@ class BauerGame(Game):
     Params = Params
     state_class = BauerState
     teams = ((0, 2), (1, 3))
+    # a deal scores 1 for the side that made it, so its luck-corrected margin is that point
+    # minus a luck of about ±0.2: shared by it on half a deal's point, as Belote's boards are
+    # on half its 162 card points, a tied deal stays near a tie and a won one takes 0.88 of
+    # it (docs/ranking.md, "Luck-corrected scores", measures the choice)
+    corrected_margin_scale = 0.5
 
     @property
     def deck(self) -> list[Card]:

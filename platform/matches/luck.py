@@ -36,6 +36,7 @@ from django.db import transaction
 from django.db.models import Avg, Count, StdDev
 from django.utils import timezone
 
+import engine
 from engine.luck import corrected_boards_of_replay, replay_luck, seat_luck
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.selectors import match_replay
@@ -53,6 +54,16 @@ Z95 = 1.959964
 #: Badugi's (0.66 and 0.72 of its sets' deals, medians of 20 runs) awaits a paired measure, and
 #: its sets are rated by their totals, not boards.
 CORRECTED_GAMES: Final = frozenset({"belote"})
+
+
+def rated_margin_scale(game: str) -> float | None:
+    """The scale on which the ladder shares the boards it rates (``matches.selectors
+    .rated_boards``) by their margin: the luck-corrected scores' in the games of
+    :data:`CORRECTED_GAMES` (``engine.margin_scale``, the ranking benchmark's choice too). A
+    match whose luck failed is rated by its raw boards on the same scale: in a game whose only
+    chance event is the deal (Bauer) a set's board margins are the same either way, as the
+    deal's luck cancels in the set."""
+    return engine.margin_scale(game, corrected=game in CORRECTED_GAMES)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from django.db import connection, transaction
 from django.db.models import Avg, Count, F, Max, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
-import engine
 from arena.dispatch import send
 from bots.models import Bot
+from matches.luck import rated_margin_scale
 from matches.models import Match, MatchReplay, MatchSeat, MatchStatus
 from matches.results import Order, SeatResult, board_orders, bot_results
 from matches.selectors import rated_boards
@@ -166,7 +166,7 @@ def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[Orde
     the ladder rates by, ``matches.selectors.rated_boards``), else its
     one finishing order; an order is ``(bot id, rank)`` per bot, lower is better, equal ranks
     tie and a faulted bot ranks after every bot that did not fault (``matches.results``)."""
-    scale = engine.game_class(game).board_margin_scale
+    scale = rated_margin_scale(game)
     recent = list(
         rated_boards(
             Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).order_by(

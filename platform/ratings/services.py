@@ -24,6 +24,7 @@ from django.utils import timezone
 
 import engine
 from arena.dispatch import send
+from matches.luck import rated_margin_scale
 from matches.models import Match, MatchSeat, MatchStatus
 from matches.results import BotResult, SeatResult, board_orders, board_shares, bot_results
 from matches.selectors import rated_boards
@@ -139,7 +140,7 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
             )
             if not match_ids:
                 return total
-            results = _results_by_match(match_ids, _margin_scale(ladder))
+            results = _results_by_match(match_ids, rated_margin_scale(ladder.game))
             bots = {r.bot for rated in results.values() for r in rated.results}
             stored = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=bots)}
             states = {
@@ -181,7 +182,8 @@ def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> R
         states: dict[int, BotRating] = {}
         changes: list[tuple[int, int, Change]] = []
         count = 0
-        for match_id, seq, rated_match in _rated_results(ladder.pk, _margin_scale(ladder)):
+        scale = rated_margin_scale(ladder.game)
+        for match_id, seq, rated_match in _rated_results(ladder.pk, scale):
             count += 1
             for change in rate_match(states, rated_match.results, config, rated_match.shares):
                 changes.append((match_id, seq, change))
@@ -262,11 +264,6 @@ def _rated_results(ladder_id: int, scale: float | None) -> Iterable[tuple[int, i
             seats.append((bot, version, place or 0, fault))
         if current is not None:
             yield current, seq, _rated(seats, boards.get(current), scale)
-
-
-def _margin_scale(ladder: Ladder) -> float | None:
-    """The scale on which the ladder's game shares a board by its margin, if it does."""
-    return engine.game_class(ladder.game).board_margin_scale
 
 
 def _rated(

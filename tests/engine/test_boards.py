@@ -76,6 +76,31 @@ def test_a_board_is_shared_by_its_margin_on_the_games_scale_or_won_outright() ->
     )
 
 
+def test_corrected_scores_are_shared_by_margin_where_the_luck_makes_one() -> None:
+    """A game's own scale serves raw and corrected scores alike (Belote); Bauer's won, lost or
+    tied deals are shared by their corrected margin on a scale of their own, and by their sign
+    raw; Barbu's tables and Badugi's totals have none."""
+    assert engine.margin_scale("belote", corrected=False) == 81
+    assert engine.margin_scale("belote", corrected=True) == 81
+    assert engine.margin_scale("bauer", corrected=False) is None
+    assert engine.margin_scale("bauer", corrected=True) == 0.5
+    assert engine.margin_scale("barbu", corrected=True) is None
+    assert engine.margin_scale("badugi", corrected=True) is None
+
+
+def test_a_corrected_share_is_the_raw_one_without_luck_and_keeps_a_tie_on_average() -> None:
+    """Without luck a corrected Bauer deal takes the share its raw margin gives (a tie stays
+    exactly a tie, ½ each), and the share is odd about ½, so a luck as likely to fall either
+    way leaves a tied deal's expected share at ½ exactly and the two sides' shares at 1."""
+    scale = engine.margin_scale("bauer", corrected=True)
+    assert margin_share(0.0, scale) == 0.5
+    assert margin_share(1.0, scale) == pytest.approx(1 / (1 + math.exp(-2)))  # 0.88
+    for luck in (0.03125, 0.2, 0.75):
+        for raw in (-1.0, 0.0, 1.0):
+            assert margin_share(raw - luck, scale) + margin_share(luck - raw, scale) == 1.0
+        assert margin_share(-luck, scale) + margin_share(luck, scale) == 1.0  # the mean: ½
+
+
 def test_pairwise_shares_count_ties_half() -> None:
     places = [[1, 2], [1, 1], [2, 1], [1, 2]]
     shares = pairwise_shares(places)

@@ -19,6 +19,8 @@ from engine.cards import TEXT_OF, Card, cards
 from engine.frozen import FrozenList
 from engine.luck import (
     chance_events,
+    corrected_boards_of_replay,
+    corrected_deal_scores,
     deal_luck,
     fitted_value,
     fitted_weights,
@@ -254,3 +256,42 @@ def test_the_fitted_value_is_the_weights_times_the_features(
                 assert fitted_value(event.state, hands) == pytest.approx(expected)
             events += 1
     assert events >= 4
+
+
+def test_corrected_bauer_deals_shared_by_margin_keep_the_raw_expectation() -> None:
+    """A luck-corrected Bauer deal is shared by its margin (``engine.margin_scale``), not by
+    its sign, which would break every tied deal by the luck alone. Heuristic partners against
+    random ones (seeded): the corrected share's mean is the raw share's within four standard
+    errors of their paired difference (the luck has expectation zero and the share is nearly
+    linear where the corrected margins lie), it varies less than the corrected margin's sign,
+    a deal without luck keeps its raw share, and a tied board of a duplicate set, whose deal
+    luck cancels, stays exactly tied."""
+    game = engine.load_game("bauer")
+    scale = engine.margin_scale("bauer", corrected=True)
+    raw: list[float] = []
+    corrected: list[float] = []
+    signs: list[float] = []
+    for seed in range(8):
+        agents = [engine.make_agent("bauer", "heuristic" if s % 2 == 0 else "random", seed + s)
+                  for s in range(4)]  # fmt: skip
+        state = engine.play_game(game, agents, seed).state
+        deals = [record.scores for record in state.deals]
+        for r, c in zip(deals, corrected_deal_scores(deals, state_luck(state)), strict=True):
+            if r is None or c is None:
+                continue
+            raw.append(engine.margin_share(r[0] - r[1], scale))
+            corrected.append(engine.margin_share(c[0] - c[1], scale))
+            signs.append(engine.margin_share(c[0] - c[1], None))
+        no_luck = corrected_deal_scores(deals, [[0.0] * 4 for _ in deals])
+        assert no_luck == deals
+    difference = [c - r for c, r in zip(corrected, raw, strict=True)]
+    se = statistics.stdev(difference) / math.sqrt(len(difference))
+    assert len(raw) > 100 and statistics.mean(raw) > 0.55  # the heuristic side is ahead
+    assert 0 < se and abs(statistics.mean(difference)) < 4 * se
+    assert statistics.variance(corrected) < statistics.variance(signs)
+    result = engine.run_match(game, None, agents, 3, duplicate=True)
+    boards = engine.boards_of_result(result)
+    assert boards is not None and any(b[0] == b[1] for b in boards)
+    both = corrected_boards_of_replay(result.replay)
+    assert both is not None  # each side gains the luck of all the deal's seats: the same
+    assert [c[0] - c[1] for c in both] == [b[0] - b[1] for b in boards]

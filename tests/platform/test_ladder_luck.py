@@ -20,6 +20,7 @@ from rest_framework.test import APIClient
 
 import engine
 import engine.luck
+import matches.luck
 from bots.models import Bot
 from engine.luck import corrected_boards_of_replay, replay_luck, seat_luck
 from matches import formats
@@ -147,6 +148,27 @@ def test_an_unrated_belote_match_gets_its_luck_later_and_no_corrected_boards() -
     out = io.StringIO()
     call_command("fill_corrected_boards", stdout=out)
     assert out.getvalue().startswith("0 matches given corrected boards")
+
+
+def test_bauer_switched_to_corrected_boards_would_share_them_by_margin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One switch puts a game on corrected boards: a Bauer ladder in ``CORRECTED_GAMES`` would
+    store boards whose margins are the raw ones (the deal's luck cancels in a set) and rate
+    them shared by their margin on the corrected scores' scale (``engine.margin_scale``), the
+    benchmark's scoring, instead of by their sign."""
+    monkeypatch.setattr(matches.luck, "CORRECTED_GAMES", frozenset({"belote", "bauer"}))
+    match = _record("bauer")
+    assert match.corrected_boards is not None and match.boards
+    margins = [(b[0] - b[1], c[0] - c[1]) for b, c in zip(match.boards, match.corrected_boards,
+                                                          strict=True)]  # fmt: skip
+    assert all(raw == corrected for raw, corrected in margins)
+    scale = engine.margin_scale("bauer", corrected=True)
+    assert scale is not None and matches.luck.rated_margin_scale("bauer") == scale
+    seats = _seat_results(match)
+    assert match_rankings(game="bauer") == [board_orders(seats, match.corrected_boards,
+                                                         scale=scale)]  # fmt: skip
+    assert match.ladder_id is not None and ladder_apply_ratings(ladder_id=match.ladder_id) == 1
 
 
 @pytest.fixture
