@@ -177,7 +177,10 @@ class Pool:
         scored board by board (Badugi: by their total, ``Game.scored_by_boards``), or the
         ``meeting``-th one scored as one result (``by_deal``: deal by deal, the control).
         ``corrected``: every deal's luck taken out of its scores (``engine.luck``), a plain
-        game then scored deal by deal (Badugi: by its total)."""
+        game then scored deal by deal (Badugi: by its total). ``duplicate`` and ``by_deal``:
+        every deal of every game of the set scored as its own result, those past the shortest
+        game's included (one match still, so the bootstrap resamples whole sets)."""
+        each_deal = duplicate and by_deal and self.game.scored_by_boards
         rotations = range(len(self.rotations)) if duplicate else [meeting % len(self.rotations)]
         played = [self.play(table, seed, r) for r in rotations]
         deals = sum(len(p.board_game.deal_scores) for p in played)
@@ -190,20 +193,23 @@ class Pool:
                     for seat, value in enumerate(deal or ()):
                         totals[p.positions[seat]] += value
             by_deal = self.game.scored_by_boards
-        if by_deal or (duplicate and self.game.scored_by_boards):
-            scores = engine.board_scores(games, teams=self.game.teams)
-            result = self.board_orders(table, scores)
-        else:
+        teams = self.game.teams
+        if not (by_deal or (duplicate and self.game.scored_by_boards)):
             places = engine.placings(totals)
-            result = [[(bot, place) for bot, place in zip(table, places, strict=True)]]
-        return result, deals, totals
+            return [[(bot, place) for bot, place in zip(table, places, strict=True)]], deals, totals
+        if each_deal:  # each game's deals, one by one
+            scores = [deal for g in games for deal in engine.board_scores([g], teams=teams)]
+        else:
+            scores = engine.board_scores(games, teams=teams)
+        return self.board_orders(table, scores, corrected=corrected), deals, totals
 
-    def board_orders(self, table: Table, boards: list[list[float]]) -> Result:
-        """The boards as the platform rates them (``matches.results.board_orders``), one seat
-        per table position."""
+    def board_orders(self, table: Table, boards: list[list[float]], *, corrected: bool) -> Result:
+        """The boards as the platform rates them (``matches.results.board_orders``, shared by
+        margin on ``engine.margin_scale``), one seat per table position."""
         seats = [SeatResult(bot, 0, 0.0, 0, False) for bot in table]
         scores = [[board[e] for e in self.representatives] for board in boards]
-        return board_orders(seats, scores, scale=self.game.board_margin_scale)
+        scale = engine.margin_scale(self.game.name, corrected=corrected)
+        return board_orders(seats, scores, scale=scale)
 
 
 @dataclass
@@ -390,6 +396,9 @@ SCHEDULES = {
     "oracle": Schedule(True, oracle_chooser),
     "corrected": Schedule(False, uniform_chooser, corrected=True),
     "corrected_duplicate": Schedule(True, uniform_chooser, corrected=True),
+    # Bauer's duplicate sets scored deal by deal inside the set (issue 34), not by boards
+    "corrected_duplicate_by_deal": Schedule(True, uniform_chooser, by_deal=True, corrected=True),
+    "corrected_matchmaking": Schedule(False, matchmaking_chooser, corrected=True),
 }
 
 
@@ -570,7 +579,12 @@ def print_summary(s: dict[str, Any]) -> None:
           f"{over('corrected', 'plain')}, to plain by deal {over('corrected', 'plain_by_deal')});"
           f" duplicate {deals('corrected_duplicate')} (ratio to plain "
           f"{over('corrected_duplicate', 'plain')}, to duplicate "
-          f"{over('corrected_duplicate', 'duplicate')})")  # fmt: skip
+          f"{over('corrected_duplicate', 'duplicate')}); duplicate scored deal by deal "
+          f"{deals('corrected_duplicate_by_deal')} (ratio to plain "
+          f"{over('corrected_duplicate_by_deal', 'plain')}, to duplicate "
+          f"{over('corrected_duplicate_by_deal', 'duplicate')}); plain with matchmaking "
+          f"{deals('corrected_matchmaking')} (ratio to duplicate with it "
+          f"{over('corrected_matchmaking', 'matchmaking')})")  # fmt: skip
     print(
         f"  control, plain scored deal by deal: {deals('plain_by_deal')} (duplicate / it "
         f"{over('duplicate', 'plain_by_deal')}; it / plain {over('plain_by_deal', 'plain')})"
@@ -604,6 +618,8 @@ CURVES = (  # summary key, legend, colour, dash
     ("oracle_runs", "duplicate + oracle pairing", "#9467bd", "1,2"),
     ("corrected_runs", "luck corrected", "#ff7f0e", "6,4"),
     ("corrected_duplicate_runs", "luck corrected + duplicate", "#ff7f0e", ""),
+    ("corrected_duplicate_by_deal_runs", "luck corrected + duplicate by deal", "#8c564b", ""),
+    ("corrected_matchmaking_runs", "luck corrected + matchmaking", "#e377c2", "6,4"),
 )
 
 

@@ -40,12 +40,21 @@ def test_the_oracle_seats_the_neighbours_the_verdict_doubts_most() -> None:
 
 def test_the_deals_luck_cancels_in_a_duplicate_set() -> None:
     """Bauer's only chance event is the deal, whose luck is the same in both games of a set:
-    corrected duplicate sets are scored exactly as duplicate sets, while corrected plain games
-    are the raw ones minus their luck."""
+    corrected duplicate sets have the duplicate sets' boards, shared by their margin on the
+    corrected scores' scale (``engine.margin_scale``), or deal by deal inside the set, while
+    corrected plain games are the raw ones minus their luck."""
     pool = Pool(engine.load_game("bauer", start_points=3), family("mix"))
     for seed in range(3):
         raw = pool.match((0, 1), seed, 0, duplicate=True)
-        assert pool.match((0, 1), seed, 0, duplicate=True, corrected=True)[:2] == raw[:2]
+        games = [pool.play((0, 1), seed, r).board_game for r in (0, 1)]
+        boards = engine.board_scores(games, teams=pool.game.teams)
+        by_margin = pool.board_orders((0, 1), boards, corrected=True)
+        assert by_margin != raw[0] and len(by_margin) == 2 * len(boards)  # two weighted orders
+        corrected = pool.match((0, 1), seed, 0, duplicate=True, corrected=True)
+        assert corrected[:2] == (by_margin, raw[1])
+        # scored deal by deal inside the set: every deal of both games, past the shorter's too
+        each = pool.match((0, 1), seed, 0, duplicate=True, by_deal=True, corrected=True)
+        assert len(each[0]) == 2 * raw[1] and each[1:] == corrected[1:]
         _, deals, totals = pool.match((0, 1), seed, 0, duplicate=False, corrected=True)
         played = pool.play((0, 1), seed, 0)
         luck = [0.0, 0.0]
