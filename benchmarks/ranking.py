@@ -198,7 +198,7 @@ class Pool:
             places = engine.placings(totals)
             return [[(bot, place) for bot, place in zip(table, places, strict=True)]], deals, totals
         if each_deal:  # each game's deals, one by one
-            scores = [deal for g in games for deal in engine.board_scores([g], teams=teams)]
+            scores = engine.deal_boards(games, teams=teams)
         else:
             scores = engine.board_scores(games, teams=teams)
         return self.board_orders(table, scores, corrected=corrected), deals, totals

@@ -142,13 +142,25 @@ def boards_of_result(result: MatchResult) -> list[list[float]] | None:
     return board_scores(games, teams=result.replay.get("teams"))
 
 
+def deal_boards(
+    games: Sequence[BoardGame], *, teams: Sequence[Sequence[int]] | None
+) -> list[list[float]]:
+    """Every finished deal of every game in turn as a board of its own (:func:`board_scores`
+    of each game alone): per deal, per entrant, its side's score on that deal."""
+    return [board for game in games for board in board_scores([game], teams=teams)]
+
+
 def boards_of_replay(
-    replay: dict[str, Any], deal_scores: Sequence[Sequence[Sequence[float] | None]] | None = None
+    replay: dict[str, Any],
+    deal_scores: Sequence[Sequence[Sequence[float] | None]] | None = None,
+    *,
+    each_deal: bool = False,
 ) -> list[list[float]] | None:
     """:func:`board_scores` of a stored replay (docs/replay-format.md); ``None`` for a plain
     match or a game scored by the set's total (``Game.scored_by_boards``). ``deal_scores``: per
     game of the replay, the deal scores to add up instead of its own (the luck-corrected ones:
-    ``engine.luck.corrected_boards_of_replay``)."""
+    ``engine.luck.corrected_boards_of_replay``); ``each_deal``: every deal its own board
+    (:func:`deal_boards`)."""
     if not replay.get("duplicate") or not game_class(replay["game"]).scored_by_boards:
         return None
     if deal_scores is None:
@@ -157,7 +169,8 @@ def boards_of_replay(
         BoardGame(played["seats"], scores)
         for played, scores in zip(replay["games"], deal_scores, strict=True)
     ]
-    return board_scores(games, teams=replay.get("teams"))
+    boards = deal_boards if each_deal else board_scores
+    return boards(games, teams=replay.get("teams"))
 
 
 def pairwise_shares(places: Sequence[Sequence[int]]) -> list[list[float]]:

@@ -133,6 +133,9 @@ class Game(ABC):
     #: the same for luck-corrected scores where ``board_margin_scale`` is None: the luck makes
     #: a won, lost or drawn deal a margin (``engine.boards.margin_scale``); None: by its sign
     corrected_margin_scale: ClassVar[float | None] = None
+    #: luck-corrected boards of a duplicate set: every deal of every game its own board
+    #: (``engine.boards.deal_boards``), not the deals paired across the set's games
+    corrected_boards_each_deal: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params: Any = parse_params(self.Params, params, game=self.name)

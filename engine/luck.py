@@ -58,7 +58,7 @@ from .cards import CARD_BY_TEXT
 from .game import Game, State
 from .games.badugi_hands import hand_value
 from .luck_features import FEATURES, Position
-from .registry import load_game
+from .registry import game_class, load_game
 
 #: arrangements of the unseen cards, the realised one included, that value a later chance event
 LATER_SAMPLES: Final = 4
@@ -315,11 +315,13 @@ def corrected_boards_of_replay(
 ) -> list[list[float]] | None:
     """:func:`engine.boards_of_replay` with every deal's scores luck-corrected
     (:func:`corrected_deal_scores`): per board, per entrant, its side's corrected score on that
-    board; ``None`` where the replay has no boards (a plain match, a game scored by the set's
+    board, every deal its own board where the game says so (``Game.corrected_boards_each_deal``:
+    Bauer); ``None`` where the replay has no boards (a plain match, a game scored by the set's
     total). ``luck``: the replay's :func:`replay_luck`, if already computed."""
     per_game = replay_luck(replay) if luck is None else luck
     corrected = [
         corrected_deal_scores([deal["scores"] for deal in played["deals"]], deals)
         for played, deals in zip(replay["games"], per_game, strict=True)
     ]
-    return boards_of_replay(replay, corrected)
+    each_deal = game_class(replay["game"]).corrected_boards_each_deal
+    return boards_of_replay(replay, corrected, each_deal=each_deal)

@@ -298,6 +298,10 @@ class BauerGame(Game):
     # on half its 162 card points, a tied deal stays near a tie and a won one takes 0.88 of
     # it (docs/ranking.md, "Luck-corrected scores", measures the choice)
     corrected_margin_scale = 0.5
+    # with the luck taken out, a set rated deal by deal needs 0.88 and 0.87 of the deals that
+    # its paired boards need (docs/ranking.md, "Luck-corrected scores"): a paired board of two
+    # 1/0 deals is mostly a tie, and the deal's luck cancels in it anyway
+    corrected_boards_each_deal = True
 
     @property
     def deck(self) -> list[Card]:

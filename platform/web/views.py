@@ -36,7 +36,7 @@ from bots.services import bot_create_with_version, botversion_create
 from matches import formats
 from matches.challenges import challenge_create
 from matches.decisions import Decision, act_stderr, decision_at
-from matches.luck import bot_luck
+from matches.luck import bot_luck, rated_margin_scale
 from matches.models import UNFINISHED, Match, MatchStatus
 from matches.progress import match_progress
 from matches.selectors import (
@@ -420,7 +420,10 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         rated = dict(corrected.texts) if corrected is not None else {}
         context["board_rows"] = [(bots[b], text, rated.get(b))
                                  for b, text in context["board_result"].texts]  # fmt: skip
-        context["margin_scale"] = engine.game_class(match.game).board_margin_scale
+        context["margin_scale"] = (  # how the ratings share the boards they read
+            rated_margin_scale(match.game) if corrected is not None
+            else engine.game_class(match.game).board_margin_scale
+        )  # fmt: skip
     if context["finished"]:
         seat = _seat_param(request, len(seats))
         context["viewpoint"] = "all" if seat is None else seat

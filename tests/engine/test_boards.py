@@ -12,6 +12,7 @@ from engine.boards import (
     board_places,
     board_points,
     board_scores,
+    deal_boards,
     margin_share,
     pairwise_shares,
 )
@@ -38,6 +39,16 @@ def test_deals_beyond_the_shortest_game_or_unfinished_are_not_boards() -> None:
     long = BoardGame([0, 1], [[1, 0], [1, 0], [1, 0], [1, 0]])
     short = BoardGame([1, 0], [[0, 0], [0, 0], None])  # its third deal never finished
     assert places([long, short], None) == [[1, 2], [1, 2]]
+
+
+def test_deal_boards_make_every_finished_deal_of_every_game_a_board() -> None:
+    """Bauer's corrected boards (``Game.corrected_boards_each_deal``): no pairing across the
+    set, so the deals past the shortest game count too; an unfinished deal does not."""
+    first = BoardGame([0, 1], [[5, -5], [-2, 2], [0, 0]])
+    second = BoardGame([1, 0], [[3, -3], None])  # its second deal never finished
+    assert deal_boards([first, second], teams=None) == [[5, -5], [-2, 2], [0, 0], [-3, 3]]
+    assert engine.game_class("bauer").corrected_boards_each_deal
+    assert not engine.game_class("belote").corrected_boards_each_deal
 
 
 def test_team_games_rank_sides_and_partners_share_the_place() -> None:

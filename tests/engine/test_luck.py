@@ -264,8 +264,9 @@ def test_corrected_bauer_deals_shared_by_margin_keep_the_raw_expectation() -> No
     random ones (seeded): the corrected share's mean is the raw share's within four standard
     errors of their paired difference (the luck has expectation zero and the share is nearly
     linear where the corrected margins lie), it varies less than the corrected margin's sign,
-    a deal without luck keeps its raw share, and a tied board of a duplicate set, whose deal
-    luck cancels, stays exactly tied."""
+    a deal without luck keeps its raw share, and a board of a duplicate set, where the deal's
+    luck cancels, keeps its raw margin: so Bauer's ladder rates every deal of a set as its own
+    corrected board (``Game.corrected_boards_each_deal``)."""
     game = engine.load_game("bauer")
     scale = engine.margin_scale("bauer", corrected=True)
     raw: list[float] = []
@@ -292,6 +293,13 @@ def test_corrected_bauer_deals_shared_by_margin_keep_the_raw_expectation() -> No
     result = engine.run_match(game, None, agents, 3, duplicate=True)
     boards = engine.boards_of_result(result)
     assert boards is not None and any(b[0] == b[1] for b in boards)
-    both = corrected_boards_of_replay(result.replay)
-    assert both is not None  # each side gains the luck of all the deal's seats: the same
-    assert [c[0] - c[1] for c in both] == [b[0] - b[1] for b in boards]
+    replay = result.replay
+    lucks = replay_luck(replay)
+    per_game = [corrected_deal_scores([d["scores"] for d in played["deals"]], luck)
+                for played, luck in zip(replay["games"], lucks, strict=True)]  # fmt: skip
+    paired = engine.boards_of_replay(replay, per_game)
+    assert paired is not None  # each side gains the luck of all the deal's seats: the same
+    assert [c[0] - c[1] for c in paired] == [b[0] - b[1] for b in boards]
+    each = corrected_boards_of_replay(replay)
+    assert each == engine.boards_of_replay(replay, per_game, each_deal=True)
+    assert each is not None and len(each) > len(boards)

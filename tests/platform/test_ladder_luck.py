@@ -39,7 +39,7 @@ from tests.platform.factories import active_bot, finished_match
 pytestmark = pytest.mark.django_db
 
 #: a short match: a few deals, a few seconds of the engine's random agents at most
-PARAMS = {"belote": {"target": 300}, "bauer": {"start_points": 2}}
+PARAMS = {"belote": {"target": 300}, "bauer": {"start_points": 2}, "barbu": {"mode": "base"}}
 #: a seed whose Belote set has boards the correction reorders (checked below, not assumed)
 SEED = 11
 
@@ -92,8 +92,8 @@ def held(held_matches: list[int]) -> list[int]:
     return held_matches
 
 
-def test_belote_is_a_corrected_game_and_bauer_barbu_badugi_are_not() -> None:
-    assert CORRECTED_GAMES == {"belote"}
+def test_belote_and_bauer_are_corrected_games_and_barbu_badugi_are_not() -> None:
+    assert CORRECTED_GAMES == {"belote", "bauer"}
 
 
 def test_a_recorded_belote_match_is_rated_by_the_engines_corrected_boards() -> None:
@@ -119,13 +119,13 @@ def test_a_recorded_belote_match_is_rated_by_the_engines_corrected_boards() -> N
 
 
 def test_a_game_not_switched_keeps_its_raw_boards_and_its_luck_comes_later() -> None:
-    match = _record("bauer")
+    match = _record("barbu")
     replay = match_replay(match_id=match.pk)
     assert match.boards == engine.boards_of_replay(replay) and match.boards
     assert match.corrected_boards is None and match.luck_at is None
     assert _seat_luck(match) == [None] * 4
     seats = _seat_results(match)
-    assert match_rankings(game="bauer") == [board_orders(seats, match.boards, scale=None)]
+    assert match_rankings(game="barbu") == [board_orders(seats, match.boards, scale=None)]
     assert matches_luck_fill() == 1  # the periodic fill: shown, never rated by
     match.refresh_from_db()
     assert _seat_luck(match) == pytest.approx(list(seat_luck(replay)))
@@ -150,25 +150,25 @@ def test_an_unrated_belote_match_gets_its_luck_later_and_no_corrected_boards() -
     assert out.getvalue().startswith("0 matches given corrected boards")
 
 
-def test_bauer_switched_to_corrected_boards_would_share_them_by_margin(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """One switch puts a game on corrected boards: a Bauer ladder in ``CORRECTED_GAMES`` would
-    store boards whose margins are the raw ones (the deal's luck cancels in a set) and rate
-    them shared by their margin on the corrected scores' scale (``engine.margin_scale``), the
-    benchmark's scoring, instead of by their sign."""
-    monkeypatch.setattr(matches.luck, "CORRECTED_GAMES", frozenset({"belote", "bauer"}))
+def test_a_recorded_bauer_match_is_rated_deal_by_deal_by_its_corrected_margins() -> None:
+    """Bauer's ladder rates a duplicate set by every deal of every game as a board of its own
+    (``Game.corrected_boards_each_deal``; paired across the set, the deal's luck would cancel
+    and two 1/0 deals make mostly a tie), luck-corrected and shared by the margin on the
+    corrected scores' scale (``engine.margin_scale``): the ranking benchmark's scoring."""
     match = _record("bauer")
-    assert match.corrected_boards is not None and match.boards
-    margins = [(b[0] - b[1], c[0] - c[1]) for b, c in zip(match.boards, match.corrected_boards,
-                                                          strict=True)]  # fmt: skip
-    assert all(raw == corrected for raw, corrected in margins)
+    replay = match_replay(match_id=match.pk)
+    assert match.boards == engine.boards_of_replay(replay) and match.boards
+    assert match.corrected_boards == corrected_boards_of_replay(replay)
+    finished = [deal for game in replay["games"] for deal in game["deals"] if deal["scores"]]
+    assert len(match.corrected_boards) == len(finished) > len(match.boards)
     scale = engine.margin_scale("bauer", corrected=True)
     assert scale is not None and matches.luck.rated_margin_scale("bauer") == scale
     seats = _seat_results(match)
     assert match_rankings(game="bauer") == [board_orders(seats, match.corrected_boards,
                                                          scale=scale)]  # fmt: skip
     assert match.ladder_id is not None and ladder_apply_ratings(ladder_id=match.ladder_id) == 1
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    assert "With the luck taken out (rated)" in page and "ahead by 0.5 points" in page
 
 
 @pytest.fixture
@@ -245,14 +245,14 @@ def test_matches_without_corrected_boards_are_rated_by_their_raw_ones() -> None:
 
 
 def test_the_command_fills_old_matches_and_rates_the_ladder_again() -> None:
-    """A Belote match recorded before the switch (boards, no corrected boards) and a Bauer one:
-    the command gives the Belote match the engine's corrected boards and luck, leaves the Bauer
+    """A Belote match recorded before the switch (boards, no corrected boards) and a Barbu one:
+    the command gives the Belote match the engine's corrected boards and luck, leaves the Barbu
     match alone, and rebuilds the Belote ladder's ratings with them."""
     old: dict[str, Match] = {}
-    for game in ("belote", "bauer"):
-        a, b = active_bot(game), active_bot(game)
-        assert a.current_version is not None and b.current_version is not None
-        match = finished_match(game, [a.current_version, b.current_version], [1, 2])
+    for game in ("belote", "barbu"):
+        count = formats.entrants_per_match(formats.load(game, PARAMS[game]))
+        versions = [active_bot(game).current_version for _ in range(count)]
+        match = finished_match(game, versions, list(range(1, count + 1)))  # type: ignore[arg-type]
         Match.objects.filter(pk=match.pk).update(params=PARAMS[game], seed=SEED)
         match.refresh_from_db()
         store_replay(match)
@@ -264,31 +264,31 @@ def test_the_command_fills_old_matches_and_rates_the_ladder_again() -> None:
     call_command("fill_corrected_boards", stdout=out)
     assert out.getvalue().startswith("1 matches given corrected boards")
     assert "belote ladder: 1 matches rated again" in out.getvalue()
-    belote, bauer = (Match.objects.get(pk=old[g].pk) for g in ("belote", "bauer"))
+    belote, barbu = (Match.objects.get(pk=old[g].pk) for g in ("belote", "barbu"))
     replay = match_replay(match_id=belote.pk)
     assert belote.corrected_boards == corrected_boards_of_replay(replay)
     assert belote.corrected_boards != belote.boards
     assert _seat_luck(belote) == pytest.approx(list(seat_luck(replay)))
-    assert bauer.corrected_boards is None
+    assert barbu.corrected_boards is None
     again = io.StringIO()
     call_command("fill_corrected_boards", stdout=again)
     assert again.getvalue().startswith("0 matches given corrected boards")
 
 
 def test_the_match_page_and_the_api_show_raw_boards_and_what_the_ladder_reads() -> None:
-    belote, bauer = _record("belote"), _record("bauer")
+    belote, barbu = _record("belote"), _record("barbu")
     raw = match_board_result(match=belote)
     rated = match_board_result(match=belote, corrected=True)
     assert raw is not None and rated is not None
-    assert match_board_result(match=bauer, corrected=True) is None
+    assert match_board_result(match=barbu, corrected=True) is None
     api = APIClient()
     body = api.get(f"/api/matches/{belote.pk}/").json()
     assert body["boards"]["summary"] == raw.summary
     assert body["corrected_boards"]["summary"] == rated.summary
     assert body["corrected_boards"]["boards"] == len(belote.boards or [])
-    assert api.get(f"/api/matches/{bauer.pk}/").json()["corrected_boards"] is None
+    assert api.get(f"/api/matches/{barbu.pk}/").json()["corrected_boards"] is None
     page = Client().get(f"/matches/{belote.pk}/").content.decode()
     assert f"boards {rated.summary} with the luck taken out" in page
     assert "With the luck taken out (rated)" in page
-    other = Client().get(f"/matches/{bauer.pk}/").content.decode()
+    other = Client().get(f"/matches/{barbu.pk}/").content.decode()
     assert "luck taken out" not in other
