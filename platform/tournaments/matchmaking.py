@@ -7,17 +7,17 @@ fitted strengths (``ratings.strength``) give a difference ``Δ`` with standard e
 the normal approximation the chance that their fitted order is wrong is ``Φ(−|Δ| / s)`` (½ when
 either has no result yet). The chance that they are neighbours in the true order comes from
 draws of the strengths from the fit's normal posterior (:func:`neighbour_chances`). A pair's
-priority is the product of the two, the doubt an oracle that knew the order would serve,
-divided by ``1 + pending`` (matches of the pair queued or planned in the same call, whose
-results the fit cannot know yet). Finished meetings do not divide it: the fit counts them
-already, and dividing by them again starved the one hard pair of neighbours that decides the
-verdict. Two bots whose difference is known to within :data:`RESOLUTION_ELO` have no priority
-left (the ladder calls them tied), so two bots of equal strength stop drawing matches once they
-have met a few hundred times; until then the back-pressure (a bot's ``capacity``) bounds what
-they take. A table's priority is the sum over its pairs: the best table is chosen among all
-possible ones while there are at most ``MAX_TABLES_SCORED`` (every heads-up pair up to 100 bots,
-every Barbu table up to 20), otherwise it is grown from the best pair, adding each time the
-entrant with the highest summed priority against those already seated.
+priority is the product of the two, the doubt an oracle that knew the order would serve, divided
+by ``√(1 + pending)`` (:func:`discounted`; pending: matches of the pair queued or planned in the
+same call, whose results the fit cannot know yet). Finished meetings do not divide it: the fit
+counts them already, and dividing by them again starved the one hard pair of neighbours that
+decides the verdict. Two bots whose difference is known to within :data:`RESOLUTION_ELO` have no
+priority left (the ladder calls them tied), so two bots of equal strength stop drawing matches
+once they have met a few hundred times; until then the back-pressure (a bot's ``capacity``)
+bounds what they take. A table's priority is the sum over its pairs: the best table is chosen
+among all possible ones while there are at most ``MAX_TABLES_SCORED`` (every heads-up pair up to
+100 bots, every Barbu table up to 20), otherwise it is grown from the best pair, adding each
+time the entrant with the highest summed priority against those already seated.
 
 New versions come first: any entrant whose current version has played fewer than
 ``NEW_VERSION_GAMES`` games (counting the matches planned in this call) is seated before the
@@ -37,6 +37,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,6 +52,8 @@ MAX_TABLES_SCORED = 5_000
 ORDER_SAMPLES = 400
 #: a pair whose difference has a standard error below this (Elo points) is tied for good
 RESOLUTION_ELO = 5.0
+
+_Doubt = TypeVar("_Doubt", float, NDArray[np.float64])
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ def plan_tables(
 
     def priority(a: int, b: int) -> float:
         i, j = position[a], position[b]
-        return float(doubt[i, j] / (1 + waiting[i, j]))
+        return float(discounted(doubt[i, j], waiting[i, j]))
 
     def table_priority(table: Sequence[Candidate]) -> tuple[float, float]:
         pairs = itertools.combinations(table, 2)
@@ -149,7 +152,7 @@ def plan_tables(
                 break
             seated = max(allowed, key=table_priority)
         elif not seated:
-            priorities = doubt / (1 + waiting)
+            priorities = discounted(doubt, waiting)
             best_pair = _best_pair([position[c.bot] for c in free], priorities, authors, rng)
             if best_pair is None:
                 break
@@ -171,6 +174,19 @@ def plan_tables(
             waiting[position[a], position[b]] += 1
             waiting[position[b], position[a]] += 1
     return tables
+
+
+def discounted(doubt: _Doubt, pending: _Doubt) -> _Doubt:
+    """A pair's priority: its ``doubt`` divided by ``√(1 + pending)``, its matches queued or
+    planned whose results the fit does not know yet.
+
+    A planned match leaves the pair in doubt until its result is in, so it should not take
+    the pair's whole claim; but dividing by ``1 + pending`` (before issue 34) spread the
+    matches planned in one call over too many pairs: the benchmark's ladder plans four at a
+    time, and planning them one at a time (which a ladder cannot) needed 9 % fewer deals in
+    Badugi's passive variants. Of the powers of ``1 + pending`` measured (0, ¼, ½, ¾, 1; see
+    docs/ranking.md), ½ needed the fewest deals."""
+    return doubt / np.sqrt(1.0 + pending)
 
 
 def order_uncertainties(
