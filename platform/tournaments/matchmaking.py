@@ -37,7 +37,6 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,8 +51,6 @@ MAX_TABLES_SCORED = 5_000
 ORDER_SAMPLES = 400
 #: a pair whose difference has a standard error below this (Elo points) is tied for good
 RESOLUTION_ELO = 5.0
-
-_Doubt = TypeVar("_Doubt", float, NDArray[np.float64])
 
 
 @dataclass(frozen=True)
@@ -176,9 +173,10 @@ def plan_tables(
     return tables
 
 
-def discounted(doubt: _Doubt, pending: _Doubt) -> _Doubt:
-    """A pair's priority: its ``doubt`` divided by ``√(1 + pending)``, its matches queued or
-    planned whose results the fit does not know yet.
+def discounted(doubt: NDArray[np.float64], pending: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Pairs' priorities (matrices, or one pair's entries): their ``doubt`` divided by
+    ``√(1 + pending)``, their matches queued or planned whose results the fit does not know
+    yet.
 
     A planned match leaves the pair in doubt until its result is in, so it should not take
     the pair's whole claim; but dividing by ``1 + pending`` (before issue 34) spread the
@@ -186,7 +184,7 @@ def discounted(doubt: _Doubt, pending: _Doubt) -> _Doubt:
     time, and planning them one at a time (which a ladder cannot) needed 9 % fewer deals in
     Badugi's passive variants. Of the powers of ``1 + pending`` measured (0, ¼, ½, ¾, 1; see
     docs/ranking.md), ½ needed the fewest deals."""
-    return doubt / np.sqrt(1.0 + pending)
+    return np.asarray(doubt / np.sqrt(1.0 + pending), dtype=np.float64)
 
 
 def order_uncertainties(

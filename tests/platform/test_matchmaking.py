@@ -117,6 +117,22 @@ def test_matches_planned_in_the_same_call_count_as_pending() -> None:
         assert sorted(sorted(t) for t in tables) == [[0, 1], [2, 3]]
 
 
+def test_a_planned_match_discounts_its_pair_by_the_square_root_of_one_plus_pending() -> None:
+    # issue 34: a pair far more in doubt than the next takes a second of the matches planned
+    # in one call, where dividing by 1 + pending gave it to the next pair
+    assert matchmaking.discounted(np.full(2, 0.4), np.arange(2.0)) == pytest.approx(
+        [0.4, 0.4 / math.sqrt(2.0)]
+    )
+    # 0 > 1 and 2 > 3 in the fit, far apart: 0 and 1 barely (doubt 0.46), 2 and 3 more (0.24)
+    current = Fit((0, 1, 2, 3), np.array([2.0, 1.95, -2.0, -2.31]), np.eye(4) * 0.1)
+    doubt = matchmaking.order_uncertainties(current, [0, 1, 2, 3])
+    assert doubt[0, 1] / 2 < doubt[2, 3] < doubt[0, 1] / math.sqrt(2)
+    for seed in range(5):
+        tables = plan_tables(candidates=settled(0, 1, 2, 3), fit=current, pending={},
+                             table_size=2, count=2, rng=random.Random(seed))  # fmt: skip
+        assert [sorted(t) for t in tables] == [[0, 1], [0, 1]]
+
+
 def test_two_bots_tied_within_the_resolution_draw_no_more_matches() -> None:
     # 0 and 1 level and known to within half the resolution; 2 and 3 less sure of their order
     sd_tied = 0.5 * matchmaking.RESOLUTION_ELO / ELO_PER_NATURAL
