@@ -8,7 +8,10 @@ event of every finished deal (``engine.luck.chance_events``), each seat's row of
 key (the deal, Belote's completing deal) and role (seat from the dealer or taker), the weights
 are the ridge least-squares fit of the scores on the rows (the intercept not shrunk). The
 value is then the reference bots' expected deal score given what the event shows, as far as a
-linear function of the features can say. The seeds are apart from the benchmarks' (those of
+linear function of the features can say. Barbu's dealer declares after the deal, so its rows
+are keyed by the contract he declared (the features of that contract), and per role the share
+of the heuristic's pick against the mean over the declarations he had is fitted after them
+(:func:`fit_choice`). The seeds are apart from the benchmarks' (those of
 ``benchmarks/luck.py`` and ``benchmarks/ranking.py`` start below 1,000,000), so the fit is
 judged on deals it has not seen; the same ``--seed`` writes the same file.
 
@@ -35,13 +38,13 @@ import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
 from benchmarks.reference_bots import BotSpec, make_agent  # noqa: E402
-from engine.luck import WEIGHTS_FILE, chance_events  # noqa: E402
-from engine.luck_features import FEATURES, seat_rows  # noqa: E402
+from engine.luck import WEIGHTS_FILE, chance_events, option_groups  # noqa: E402
+from engine.luck_features import FEATURES, GameFeatures, Position, seat_rows  # noqa: E402
 
 GAMES: list[tuple[str, dict[str, Any], int]] = [  # game, params, games to fit on
     ("belote", {}, 1500),
     ("bauer", {}, 1000),
-    ("barbu", {"mode": "geronimo"}, 200),
+    ("barbu", {"mode": "geronimo"}, 1000),
 ]
 LEVELS = (1.0, 0.75, 0.5, 0.25, 0.0)
 FIRST_SEED = 1_000_000
@@ -50,31 +53,90 @@ RIDGE = 0.01
 DIGITS = 4  # significant digits kept in the file: far below the fit's own error
 
 Rows = dict[tuple[str, int], tuple[list[list[float]], list[float]]]
+#: per deal whose declarer chooses (Barbu) and seat: its role, its deal score, the chance that
+#: the declarer picks as the heuristic does (from his earlier picks), and its rows of
+#: regressors with the picked option's position key and the mean over the options' (per
+#: contract: its key, its options' share, its row)
+Choice = tuple[int, float, float, tuple[str, list[float]], list[tuple[str, float, list[float]]]]
 
 
-def collect(name: str, params: dict[str, Any], games: int, seed: int) -> Rows:
-    """Per (position key, role): the feature rows and deal scores of ``games`` games."""
+def collect(name: str, params: dict[str, Any], games: int, seed: int) -> tuple[Rows, list[Choice]]:
+    """Per (position key, role): the feature rows and deal scores of ``games`` games; and
+    where the declarer chooses an option after the deal, the position is the option he
+    declared (the deal's first action), and every seat's rows for the choice's fit."""
     game = engine.load_game(name, **params)
     features = FEATURES[name]
     rng = random.Random(seed)
     rows: Rows = defaultdict(lambda: ([], []))
+    choices: list[Choice] = []
     for g in range(games):
         bots = [BotSpec(rng.choice(("mix", "det")), rng.choice(LEVELS)) for _ in range(2)]
         agents = [make_agent(name, bots[seat % 2], FIRST_SEED + 10 * g + seat)
                   for seat in range(game.num_players)]  # fmt: skip
         state = engine.play_game(game, agents, FIRST_SEED + seed + g).state
-        for record in state.deals:
+        for index, record in enumerate(state.deals):
             if record.scores is None:
                 continue
             actions = [a for _, a in state.history[record.start : record.end]]
+            earlier = [r.to_dict() for r in state.deals[:index]]
             for event in chance_events(game, record.deck, record.dealer, actions):
-                position = features.position(event.state)
+                position = features.position(event.state, earlier)
                 realised = event.arrangements[0]
+                if position.options:
+                    assert features.declared is not None
+                    choices.extend(_choice_rows(features, position, realised, record.scores))
+                    position = features.declared(position, actions[:1])
                 for seat, (role, row) in enumerate(seat_rows(features, position, realised)):
                     xs, ys = rows[position.key, role]
                     xs.append(row)
                     ys.append(float(record.scores[seat]))
-    return rows
+    return rows, choices
+
+
+def _choice_rows(
+    features: GameFeatures, position: Position, hands: list[list[str]], scores: Sequence[int]
+) -> list[Choice]:
+    """Every seat's rows for the fit of the declarer's choice (see :data:`Choice`)."""
+    assert features.choice is not None and features.declared is not None
+    picked = features.declared(position, [features.choice(position, hands[position.anchor])])
+    groups = [features.declared(position, group) for group in option_groups(position.options)]
+    shares = [len(p.suit or " ") / len(position.options) for p in groups]
+    per_group = [seat_rows(features, p, hands) for p in groups]
+    agreed, chosen = position.agreed
+    rate = (agreed + 1) / (chosen + 2)
+    return [
+        (role, float(scores[seat]), rate, (picked.key, row),
+         [(p.key, share, rows[seat][1]) for p, share, rows in zip(groups, shares, per_group,
+                                                                  strict=True)])
+        for seat, (role, row) in enumerate(seat_rows(features, picked, hands))
+    ]  # fmt: skip
+
+
+def fit_choice(
+    choices: Sequence[Choice], weights: dict[str, list[list[float]]]
+) -> tuple[list[list[float]], float]:
+    """Per role, the share ``a + b * rate`` of the picked option's value in the declarer's
+    choice (the rest is the mean over the options; ``rate`` the chance he picks as the
+    heuristic does): the least-squares fit of the deal score less the mean's value on the
+    picked option's value less the mean's, with the options' weights just fitted. Also the
+    share of the deal scores' variance the whole value explains."""
+
+    def value(key: str, role: int, row: list[float]) -> float:
+        return float(np.dot(weights[key][role], row)) if key in weights else 0.0
+
+    xs: dict[int, list[list[float]]] = defaultdict(list)
+    ys: dict[int, list[float]] = defaultdict(list)
+    for role, score, rate, (key, row), groups in choices:
+        mean = sum(share * value(k, role, r) for k, share, r in groups)
+        gain = value(key, role, row) - mean
+        xs[role].append([gain, gain * rate])
+        ys[role].append(score - mean)
+    shares = [[float(f"{v:.{DIGITS}g}") for v in np.linalg.lstsq(np.asarray(xs[role]),
+               np.asarray(ys[role]), rcond=None)[0]] for role in sorted(xs)]  # fmt: skip
+    left = [y - float(np.dot(x, shares[role])) for role in xs for x, y in zip(xs[role], ys[role],
+            strict=True)]  # fmt: skip
+    scores = [score for _, score, *_ in choices]
+    return shares, 1.0 - float(np.var(left) / np.var(scores))
 
 
 def fit(xs: Sequence[Sequence[float]], ys: Sequence[float]) -> tuple[list[float], float]:
@@ -109,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only and args.only not in name:
             continue
         games = args.games or games
-        rows = collect(name, params, games, args.seed)
+        rows, choices = collect(name, params, games, args.seed)
         fitted: dict[str, list[list[float]]] = {}
         for key in sorted({k for k, _ in rows}):
             roles = sorted(r for k, r in rows if k == key)
@@ -119,6 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fitted[key].append(w)
                 print(f"{name} {key} role {role}: {len(rows[key, role][1]):,} rows, "
                       f"{explained:.3f} of the variance explained")  # fmt: skip
+        if choices:
+            fitted["choice"], explained = fit_choice(choices, fitted)
+            print(f"{name} choice: the picked option's share per role {fitted['choice']}; "
+                  f"the value explains {explained:.3f} of the deal scores' variance")  # fmt: skip
         weights[name] = fitted
         about[name] = {"params": params, "games": games, "seed": args.seed}
     if not args.check:

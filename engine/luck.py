@@ -32,8 +32,13 @@ skipping it keeps the expectation.
 deal. Belote, Bauer and Barbu: a linear function of cheap features of every hand
 (:mod:`engine.luck_features`), weights per role fitted offline by least squares to the deal
 scores of the reference bots (``benchmarks/fit_luck.py``, stored in ``engine/luck_weights.json``).
-Badugi: the pot as it stands shown down now (:func:`showdown_value`). Neither looks at the
-cards nobody has seen, so ``V`` cannot foresee a later draw.
+Barbu's declarer picks the contract after seeing his hand, so its ``V`` is one such function per
+contract, weighed over the declarations he has left: the heuristic's pick against the mean over
+them, in proportions that follow how often he picked as the heuristic does in the game's earlier
+deals (:func:`fitted_value`; what happened before a deal cannot tell which rotation of its cards
+is the real one, so ``V`` may read it). Badugi: the pot as it stands shown down now
+(:func:`showdown_value`). Neither looks at the cards nobody has seen, so ``V`` cannot foresee a
+later draw.
 
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
@@ -48,7 +53,7 @@ from __future__ import annotations
 import functools
 import json
 import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -99,17 +104,63 @@ def fitted_weights() -> dict[str, dict[str, list[list[float]]]]:
     return weights
 
 
-def fitted_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
+def fitted_value(
+    state: State, hands: Sequence[Sequence[str]], earlier: Sequence[Mapping[str, Any]] = ()
+) -> list[float]:
     """``V`` for Belote, Bauer and Barbu: per seat, the fitted weights of its role times its
-    row of features (:func:`engine.luck_features.seat_rows`), summed hand by hand."""
+    row of features (:func:`engine.luck_features.seat_rows`), summed hand by hand. ``earlier``:
+    the game's earlier deals as a replay records them (their ``dealer``, ``hands`` and
+    ``info``: what spans deals). A position with options to choose
+    between (Barbu's declarations) is valued by :func:`_declaration_value`."""
     name = state.game.name
-    position = FEATURES[name].position(state)
+    position = FEATURES[name].position(state, earlier)
+    if position.options:
+        return _declaration_value(name, position, hands)
+    return _linear_value(name, position, hands)
+
+
+def _linear_value(name: str, position: Position, hands: Sequence[Sequence[str]]) -> list[float]:
+    """The fitted linear value of ``position`` with ``hands`` (0 for a position never fitted)."""
     n = len(hands)
+    if position.key not in fitted_weights()[name]:
+        return [0.0] * n
     terms = [_hand_terms(name, position, (s - position.anchor) % n, tuple(hand))
              for s, hand in enumerate(hands)]  # fmt: skip
     intercepts = _weight_blocks(name, position.key)[0]
     return [intercepts[(s - position.anchor) % n] + sum(terms[(s + k) % n][k] for k in range(n))
             for s in range(n)]  # fmt: skip
+
+
+def _declaration_value(
+    name: str, position: Position, hands: Sequence[Sequence[str]]
+) -> list[float]:
+    """The value of a deal whose declarer (the anchor) picks one of ``position.options`` after
+    seeing his hand: a mixture of the fitted value after the option the heuristic would pick
+    and the mean over the options (a random pick), in the fitted proportions per role. The
+    linear value's mean over the options of one contract is its value at their mean features,
+    one evaluation per contract."""
+    features = FEATURES[name]
+    assert features.choice is not None and features.declared is not None
+    n = len(hands)
+    pick = features.choice(position, tuple(hands[position.anchor]))
+    picked = _linear_value(name, features.declared(position, [pick]), hands)
+    mean = [0.0] * n
+    for group in option_groups(position.options):
+        value = _linear_value(name, features.declared(position, group), hands)
+        for s in range(n):
+            mean[s] += value[s] * len(group) / len(position.options)
+    agreed, chosen = position.agreed
+    rate = (agreed + 1) / (chosen + 2)  # the chance his next pick is the heuristic's
+    shares = [a + b * rate for a, b in fitted_weights()[name]["choice"]]
+    return [shares[(s - position.anchor) % n] * (picked[s] - mean[s]) + mean[s] for s in range(n)]
+
+
+def option_groups(options: Sequence[str]) -> list[list[str]]:
+    """``options`` (declaration actions, sorted) grouped by contract."""
+    groups: dict[str, list[str]] = {}
+    for action in options:
+        groups.setdefault(action.split(":")[1], []).append(action)
+    return list(groups.values())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -142,13 +193,13 @@ def _weight_blocks(name: str, key: str) -> tuple[list[float], list[list[list[flo
     return [w[0] for w in weights], blocks
 
 
-#: per game, its value estimate (docs/ranking.md, "Luck")
-VALUES: Final[dict[str, Value]] = {
-    "belote": fitted_value,
-    "bauer": fitted_value,
-    "barbu": fitted_value,
-    "badugi": showdown_value,
-}
+def game_value(name: str, earlier: Sequence[Mapping[str, Any]] = ()) -> Value:
+    """The game's value estimate (docs/ranking.md, "Luck") for a deal played after the
+    ``earlier`` deals of its game, as a replay records them (what spans deals, such as the
+    contracts a Geronimo declarer has left and how he chose them)."""
+    if name == "badugi":
+        return showdown_value
+    return functools.partial(fitted_value, earlier=earlier)
 
 
 @dataclass(frozen=True)
@@ -225,13 +276,14 @@ def deal_luck(
     actions: Sequence[str],
     *,
     value: Value | None = None,
+    earlier: Sequence[Mapping[str, Any]] = (),
 ) -> list[float]:
     """The luck per seat of one deal: the sum over its chance events of ``V(realised) −`` the
     average of ``V`` over the event's rearrangements (module docstring). ``actions`` are the
     deal's actions in order, as recorded (every action of the deal, or a prefix of it).
-    ``value`` defaults to the game's (:data:`VALUES`); exact values (fractions) give exact
-    luck."""
-    value = value or VALUES[game.name]
+    ``value`` defaults to the game's (:func:`game_value`, after the game's ``earlier`` deals as
+    a replay records them); exact values (fractions) give exact luck."""
+    value = value or game_value(game.name, earlier)
     luck: list[float] = [0] * game.num_players  # a sum of the values' own type
     for event in chance_events(game, deck, dealer, actions):
         values = [value(event.state, hands) for hands in event.arrangements]
@@ -252,11 +304,15 @@ def replay_luck(replay: dict[str, Any]) -> list[list[list[float]]]:
     return [
         [
             deal_luck(
-                game, deal["deck"], deal["dealer"], [e["action"] for e in deal["events"]][:-1]
+                game,
+                deal["deck"],
+                deal["dealer"],
+                [e["action"] for e in deal["events"]][:-1],
+                earlier=played["deals"][:i],
             )
             if deal["scores"] is not None
             else [0.0] * game.num_players
-            for deal in played["deals"]
+            for i, deal in enumerate(played["deals"])
         ]
         for played in replay["games"]
     ]
@@ -266,16 +322,18 @@ def state_luck(state: State) -> list[list[float]]:
     """Per deal of a played game (``state``: the game after its last action), per seat: the
     deal's luck (0 for a deal that did not finish; the last action skipped, as in
     :func:`replay_luck`)."""
+    deals = [record.to_dict() for record in state.deals]
     return [
         deal_luck(
             state.game,
             record.deck,
             record.dealer,
             [a for _, a in state.history[record.start : record.end]][:-1],
+            earlier=deals[:i],
         )
         if record.scores is not None
         else [0.0] * state.num_players
-        for record in state.deals
+        for i, record in enumerate(state.deals)
     ]
 
 

@@ -1,23 +1,28 @@
 """Cheap features of a hand at a chance event, for the fitted value estimates of engine.luck.
 
-A position is valued from each seat's cards and the little that is public at the event
+A position is valued from each seat's cards and the little that is known at the event
 (:class:`Position`): which weights apply (``key``), the seat the roles are counted from
 (``anchor``: the dealer, or Belote's taker) and the suit the features are relative to (Belote's
-upcard or trump). :func:`hand_features` turns one hand (card texts) into a short list of
-numbers; the weights that make a value of them are fitted offline (``benchmarks/fit_luck.py``)
-and stored in ``engine/luck_weights.json``.
+upcard or trump); in Barbu also the declarations the dealer may choose between after seeing his
+hand, read with the game's earlier deals, and how often he chose as the heuristic does. A
+game's ``hand`` function turns one hand (card texts) into a short list of numbers; the weights
+that make a value of them are fitted offline (``benchmarks/fit_luck.py``) and stored in
+``engine/luck_weights.json``.
 
-Every function reads only the cards and the deal's own record, never a playout, so a position
-costs a few dozen additions per hand.
+Every function reads only the cards and the deals' own records, never a playout, so a position
+costs a few dozen additions per hand (Barbu's, one position per contract, a few hundred).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from .game import State
+from .games.barbu_agent import HandModel, best_declaration
+from .games.barbu_rules import STANDARD_RULES, contract_actions
 
 #: Belote's trump order, lowest first, and its card points (docs/rules/belote.md)
 BELOTE_TRUMP_POINTS: Final = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}
@@ -31,12 +36,16 @@ SAME_COLOUR: Final = {"h": "d", "d": "h", "s": "c", "c": "s"}
 class Position:
     """What a position's value depends on besides the hands (the same in every rearrangement)."""
 
-    key: str  # the weights' name within the game: "deal", "complete"
+    key: str  # the weights' name within the game: "deal", "complete", Barbu's contract
     anchor: int  # roles are seats counted from this one
-    suit: str = ""  # the suit features are relative to, if any
+    suit: str = ""  # the suit features are relative to (Barbu: trump suits or Domino ranks)
+    options: tuple[str, ...] = ()  # the declarations the anchor chooses between (Barbu)
+    #: (Barbu) of the anchor's earlier declarations that had options, how many were the
+    #: heuristic's pick, and how many there were
+    agreed: tuple[int, int] = (0, 0)
 
 
-def belote_position(state: State) -> Position:
+def belote_position(state: State, earlier: Sequence[Mapping[str, Any]]) -> Position:
     """Before the bid: the upcard's suit, roles from the dealer; after the completing deal: the
     trump, roles from the taker."""
     record = state.deals[0]
@@ -78,7 +87,7 @@ def belote_hand(position: Position, hand: Sequence[str]) -> list[float]:
     ]
 
 
-def bauer_position(state: State) -> Position:
+def bauer_position(state: State, earlier: Sequence[Mapping[str, Any]]) -> Position:
     """Every card is dealt at once: roles from the dealer, no suit yet."""
     return Position("deal", state.deals[0].dealer)
 
@@ -117,44 +126,135 @@ def bauer_hand(position: Position, hand: Sequence[str]) -> list[float]:
     ]
 
 
-def barbu_position(state: State) -> Position:
-    """Every card is dealt at once and the dealer declares after: roles from the dealer."""
-    return Position("deal", state.deals[0].dealer)
+def barbu_position(state: State, earlier: Sequence[Mapping[str, Any]]) -> Position:
+    """Every card is dealt at once and the dealer declares after, seeing his hand: roles from
+    the dealer, the declarations he may choose between (in Geronimo the contracts he has not
+    declared in the ``earlier`` deals, and then he weighs each against its average), and how
+    often he declared what the heuristic would have in those deals. Salad: no options, so no
+    fitted value (its contracts were never fitted)."""
+    dealer = state.deals[0].dealer
+    if state.params.salad:  # type: ignore[attr-defined]
+        return Position("salad", dealer)
+    geronimo = state.left is not None  # type: ignore[attr-defined]
+    contracts: list[str] = state.contracts  # type: ignore[attr-defined]
+    low: int = state.low_rank  # type: ignore[attr-defined]
+    declared: list[str] = []
+    agreed = chosen = 0
+    for deal in earlier:
+        info = deal["info"]
+        if info.get("declarer") != dealer:
+            continue
+        options = tuple(contract_actions([c for c in contracts if c not in declared], low))
+        if len(options) > 1:
+            pick = _heuristic_pick(tuple(deal["hands"][dealer]), options, geronimo)
+            agreed += pick == _declaration(info)
+            chosen += 1
+        if geronimo:
+            declared.append(info["contract"])
+    options = tuple(contract_actions([c for c in contracts if c not in declared], low))
+    return Position("geronimo" if geronimo else "deal", dealer, options=options,
+                    agreed=(agreed, chosen))  # fmt: skip
+
+
+def _declaration(info: Mapping[str, Any]) -> str:
+    """The declaration action a deal's ``info`` records."""
+    detail = info.get("trump") or info.get("domino_rank")
+    return f"contract:{info['contract']}" + (f":{detail}" if detail else "")
+
+
+def barbu_declared(position: Position, actions: Sequence[str]) -> Position:
+    """The position after the declarer has declared one of ``actions``, all of one contract
+    (its features are their mean: a trump suit or Domino rank each as likely)."""
+    name = actions[0].split(":")[1]
+    details = "".join(a.split(":")[2] for a in actions if a.count(":") == 2)
+    return Position(name, position.anchor, details)
+
+
+def barbu_choice(position: Position, hand: Sequence[str]) -> str:
+    """The declaration the heuristic makes with ``hand`` among ``position.options``."""
+    return _heuristic_pick(tuple(hand), position.options, position.key == "geronimo")
+
+
+@functools.lru_cache(maxsize=256)
+def _heuristic_pick(hand: tuple[str, ...], options: tuple[str, ...], relative: bool) -> str:
+    """:func:`engine.games.barbu_agent.best_declaration`, once per hand and options (a deal's
+    rotations, and every later deal that looks back at it)."""
+    return best_declaration(_barbu_model(hand), options, STANDARD_RULES, relative=relative)
+
+
+@functools.lru_cache(maxsize=64)
+def _barbu_model(hand: tuple[str, ...]) -> HandModel:
+    """The heuristic's model of ``hand`` (the deck's lowest rank from its size: 8 cards each
+    of 32, else 13 of 52), made once for the deal's every position and rotation."""
+    return HandModel(hand, 7 if len(hand) == 8 else 2)
 
 
 def barbu_hand(position: Position, hand: Sequence[str]) -> list[float]:
-    """What the contracts count: hearts, the king of hearts, queens, high and low cards, the
-    suits' lengths (long suits take tricks, short ones shed them) and the mean rank."""
-    ranks = [RANK_VALUES[c[0]] for c in hand]
-    lengths = [sum(1 for c in hand if c[1] == s) for s in SUITS]
-    return [
-        sum(1 for c in hand if c[1] == "h"),
-        float("Kh" in hand),
-        sum(1 for c in hand if c[0] == "Q"),
+    """Under the declared contract ``position.key`` (the mean over its trump suits or Domino
+    ranks in ``position.suit``): the heuristic's expected score for the hand, the trumps it
+    holds (count, honours, ace, king) or its Domino cards (at the rank, and six or more ranks
+    from it: the last out); then :func:`_barbu_counts`."""
+    model = _barbu_model(tuple(hand))
+    name = position.key
+    if name == "trumps":
+        rows = [_trump_row(model, trump) for trump in position.suit]
+    elif name == "domino":
+        rows = [_domino_row(model, RANK_VALUES[rank]) for rank in position.suit]
+    else:
+        rows = [[model.expected(STANDARD_RULES[name])]]
+    return [*(sum(column) / len(rows) for column in zip(*rows, strict=True)), *_barbu_counts(model)]
+
+
+@functools.lru_cache(maxsize=64)
+def _barbu_counts(model: HandModel) -> tuple[float, ...]:
+    """What every contract counts: hearts, the king of hearts, queens, aces, high and low
+    cards, the longest suit and the voids (once per hand: every contract reads them)."""
+    ranks = model.ranks
+    lengths = [len(model.suits[s]) for s in SUITS]
+    return (
+        len(model.suits["h"]),
+        float(13 in model.suits["h"]),
+        ranks.count(12),
         ranks.count(14),
-        ranks.count(13),
         sum(1 for r in ranks if r >= 10),
         sum(1 for r in ranks if r <= 5),
         max(lengths),
-        min(lengths),
         lengths.count(0),
-        sum(ranks) / max(len(ranks), 1) - 8,
-    ]
+    )
+
+
+def _trump_row(model: HandModel, trump: str) -> list[float]:
+    """Trumps with ``trump``: the heuristic's value, the trumps, honours, ace and king."""
+    trumps = model.suits[trump]
+    honours = sum(1 for r in trumps if r >= 11)
+    return [model.trumps(trump), len(trumps), honours, float(14 in trumps), float(13 in trumps)]
+
+
+def _domino_row(model: HandModel, rank: int) -> list[float]:
+    """Domino from ``rank``: the heuristic's value, the cards at the rank and far from it."""
+    ranks = model.ranks
+    far = sum(1 for r in ranks if abs(r - rank) >= 6)
+    return [model.domino(rank), ranks.count(rank), far]
 
 
 @dataclass(frozen=True)
 class GameFeatures:
-    """A game's features: the position's public part and a hand's numbers."""
+    """A game's features: the position's known part (given the game's earlier deals as a
+    replay records them: what spans deals) and a hand's numbers. A game whose position has
+    ``options`` also says which option the declarer's hand picks (``choice``) and the position
+    after some options of one kind were declared (``declared``)."""
 
-    position: Callable[[State], Position]
+    position: Callable[[State, Sequence[Mapping[str, Any]]], Position]
     hand: Callable[[Position, Sequence[str]], list[float]]
+    choice: Callable[[Position, Sequence[str]], str] | None = None
+    declared: Callable[[Position, Sequence[str]], Position] | None = None
 
 
 #: per game with a fitted value, its features
 FEATURES: Final[dict[str, GameFeatures]] = {
     "belote": GameFeatures(belote_position, belote_hand),
     "bauer": GameFeatures(bauer_position, bauer_hand),
-    "barbu": GameFeatures(barbu_position, barbu_hand),
+    "barbu": GameFeatures(barbu_position, barbu_hand, barbu_choice, barbu_declared),
 }
 
 

@@ -10,7 +10,7 @@ while held). Deterministic: the seed is accepted for the factory signature only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.agents import Agent, register_agent
@@ -56,6 +56,11 @@ def _calibration(low: int) -> float:
 
 
 SCALE = {2: _calibration(2), 7: _calibration(7)}
+#: per lowest rank, a random card's mean distance from the middle rank (Domino's baseline)
+RANDOM_DISTANCE = {
+    low: sum(abs(r - (low + (14 - low) // 2)) for r in range(low, 15)) / (14 - low + 1)
+    for low in (2, 7)
+}
 
 
 def features(hand: Sequence[str], low: int) -> list[float]:
@@ -110,6 +115,8 @@ class HandModel:
             for name, weights in UNIT_WEIGHTS[low].items()
         }
         self.units = units
+        self.ranks = [r for ranks in self.suits.values() for r in ranks]
+        self.dominoes: dict[int, float] = {}  # Domino's values by rank, each computed once
 
     def expected(self, rules: ContractRules) -> float:
         """Expected deal score of a negative contract (Salad's included) for this hand."""
@@ -140,14 +147,60 @@ class HandModel:
 
     def domino(self, rank: int) -> float:
         """Expected Domino score when ``rank`` is declared: cards near it come out early."""
-        cards = [r for ranks in self.suits.values() for r in ranks]
-        distance = sum(abs(r - rank) for r in cards) / max(1, len(cards))
-        span = 14 - self.low
-        random_distance = sum(abs(r - (self.low + span // 2)) for r in range(self.low, 15)) / (
-            span + 1
-        )
-        average = sum(DOMINO_POINTS) / 4
-        return average + 12.0 * (random_distance - distance) * 12 / span
+        value = self.dominoes.get(rank)
+        if value is None:
+            cards = self.ranks
+            distance = sum(abs(r - rank) for r in cards) / max(1, len(cards))
+            span = 14 - self.low
+            average = sum(DOMINO_POINTS) / 4
+            value = average + 12.0 * (RANDOM_DISTANCE[self.low] - distance) * 12 / span
+            self.dominoes[rank] = value
+        return value
+
+
+def declaration_value(model: HandModel, action: str, rules: Mapping[str, ContractRules]) -> float:
+    """Expected score of a declaration action (``contract:trumps:s``) for ``model``'s hand."""
+    _, name, *extra = action.split(":")
+    if name == "trumps":
+        return model.trumps(extra[0])
+    if name == "domino":
+        return model.domino(RANK_VALUE[extra[0]])
+    return model.expected(rules[name])
+
+
+def contract_baseline(name: str, low: int, rules: Mapping[str, ContractRules]) -> float:
+    """A player's average score in contract ``name`` (the contract total / 4)."""
+    if name == "domino":
+        return sum(DOMINO_POINTS) / 4
+    num_tricks = 13 if low == 2 else 8
+    if name == "trumps":
+        return TRUMP_TRICK * num_tricks / 4
+    contract = rules[name]
+    deck = DECK_32 if low == 7 else DECK_52
+    total = contract.per_trick * num_tricks + contract.last + contract.second_last
+    total += sum(contract.card_values[c] for c in deck)
+    return total / 4
+
+
+def best_declaration(
+    model: HandModel, legal: Sequence[str], rules: Mapping[str, ContractRules], *, relative: bool
+) -> str:
+    """The heuristic's declaration for ``model``'s hand among ``legal``: the highest expected
+    score, or with ``relative`` (Geronimo: every contract comes once) the highest above the
+    contract's average."""
+    low = model.low
+    baselines: dict[str, float] = {}  # per contract, once: the sum over the deck is not cheap
+
+    def merit(action: str) -> float:
+        value = declaration_value(model, action, rules)
+        if relative:
+            name = action.split(":")[1]
+            if name not in baselines:
+                baselines[name] = contract_baseline(name, low, rules)
+            value -= baselines[name]
+        return value
+
+    return max(legal, key=merit)
 
 
 class BarbuHeuristic(Agent):
@@ -188,38 +241,10 @@ class BarbuHeuristic(Agent):
 
     # -- declaration and doubling -------------------------------------------------------------
 
-    def _value(self, model: HandModel, action: str) -> float:
-        """Expected score of a declaration action for ``model``'s hand."""
-        _, name, *extra = action.split(":")
-        if name == "trumps":
-            return model.trumps(extra[0])
-        if name == "domino":
-            return model.domino(RANK_VALUE[extra[0]])
-        return model.expected(self._rules[name])
-
-    def _baseline(self, name: str, low: int) -> float:
-        """A player's average score in contract ``name`` (the contract total / 4)."""
-        if name == "domino":
-            return sum(DOMINO_POINTS) / 4
-        num_tricks = 13 if low == 2 else 8
-        if name == "trumps":
-            return TRUMP_TRICK * num_tricks / 4
-        rules = self._rules[name]
-        deck = DECK_32 if low == 7 else DECK_52
-        total = rules.per_trick * num_tricks + rules.last + rules.second_last
-        total += sum(rules.card_values[c] for c in deck)
-        return total / 4
-
     def declare(self, obs: dict[str, Any], legal: list[str]) -> str:
-        low = self._low(obs)
-        model = HandModel(obs["hand"], low)
         relative = obs["contracts_left"] is not None  # Geronimo: every contract comes once
-
-        def merit(action: str) -> float:
-            value = self._value(model, action)
-            return value - self._baseline(action.split(":")[1], low) if relative else value
-
-        return max(legal, key=merit)
+        model = HandModel(obs["hand"], self._low(obs))
+        return best_declaration(model, legal, self._rules, relative=relative)
 
     def designate(self, obs: dict[str, Any], legal: list[str]) -> str:
         low = self._low(obs)
@@ -231,7 +256,8 @@ class BarbuHeuristic(Agent):
             action = f"contract:domino:{obs['domino_rank']}"
         else:
             action = f"contract:{name}"
-        margin = self._value(model, action) - self._baseline(name, low)
+        rules = self._rules
+        margin = declaration_value(model, action, rules) - contract_baseline(name, low, rules)
         gain_only = self.params.get("doubling_payout") == "proposer_gain_only"
         sets = {a: _targets(a, obs["seat"]) for a in legal}
         if gain_only or margin >= DOUBLE_ALL_MARGIN:

@@ -28,7 +28,7 @@ from engine.luck import (
     seat_luck,
     state_luck,
 )
-from engine.luck_features import FEATURES, seat_rows
+from engine.luck_features import FEATURES, Position, seat_rows
 
 HIGH_CARD_DECK = "9s Ts Js Qs Ks".split()
 
@@ -229,7 +229,7 @@ def test_a_deal_that_did_not_finish_has_no_luck() -> None:
     assert all(len(deal) == 4 for deal in luck)
 
 
-@pytest.mark.parametrize(("name", "params"), [("belote", {}), ("bauer", {}), ("barbu", {})])
+@pytest.mark.parametrize(("name", "params"), [("belote", {}), ("bauer", {})])
 def test_the_fitted_value_is_the_weights_times_the_features(
     name: str, params: dict[str, Any]
 ) -> None:
@@ -244,18 +244,21 @@ def test_the_fitted_value_is_the_weights_times_the_features(
     for record in state.deals[:4]:
         actions = [a for _, a in state.history[record.start : record.end]]
         for event in chance_events(game, record.deck, record.dealer, actions):
-            position = features.position(event.state)
-            weights = fitted_weights()[name][position.key]
-            assert len(weights) == game.num_players
+            position = features.position(event.state, ())
             for hands in event.arrangements:
-                rows = seat_rows(features, position, hands)
-                expected = [
-                    sum(w * x for w, x in zip(weights[role], row, strict=True))
-                    for role, row in rows
-                ]
-                assert fitted_value(event.state, hands) == pytest.approx(expected)
+                assert fitted_value(event.state, hands) == pytest.approx(
+                    linear_value(name, position, hands)
+                )
             events += 1
     assert events >= 4
+
+
+def linear_value(name: str, position: Position, hands: Sequence[Sequence[str]]) -> list[float]:
+    """The stored weights of each seat's role at ``position`` times its row of features."""
+    weights = fitted_weights()[name][position.key]
+    assert len(weights) == len(hands)
+    return [sum(w * x for w, x in zip(weights[role], row, strict=True))
+            for role, row in seat_rows(FEATURES[name], position, hands)]  # fmt: skip
 
 
 def test_corrected_bauer_deals_shared_by_margin_keep_the_raw_expectation() -> None:
@@ -303,3 +306,45 @@ def test_corrected_bauer_deals_shared_by_margin_keep_the_raw_expectation() -> No
     each = corrected_boards_of_replay(replay)
     assert each == engine.boards_of_replay(replay, per_game, each_deal=True)
     assert each is not None and len(each) > len(boards)
+
+
+@pytest.mark.parametrize("mode", ["geronimo", "base"])
+def test_barbus_value_weighs_the_heuristics_pick_against_the_mean_of_the_options(
+    mode: str,
+) -> None:
+    """Barbu's declarer picks his contract after the deal: at each deal of a game, the value
+    is the fitted value after the heuristic's pick mixed with the mean over the declarations
+    the declarer has left (in Geronimo fewer each time, the last one forced) in the stored
+    proportions, which move with how often he picked as the heuristic does before."""
+    game = engine.load_game("barbu", mode=mode)
+    features = FEATURES["barbu"]
+    assert features.choice is not None and features.declared is not None
+    agents = [engine.make_agent("barbu", "heuristic", s) for s in range(4)]
+    state = engine.play_game(game, agents, 5).state
+    earlier: list[dict[str, Any]] = []
+    for record in state.deals:
+        actions = [a for _, a in state.history[record.start : record.end]]
+        (event,) = chance_events(game, record.deck, record.dealer, actions)
+        position = features.position(event.state, earlier)
+        agreed, chosen = position.agreed
+        assert agreed == chosen  # the heuristic picks as the heuristic does
+        assert actions[0] in position.options
+        left = {a.split(":")[1] for a in position.options}
+        assert len(left) == (7 - sum(e["dealer"] == record.dealer for e in earlier)
+                             if mode == "geronimo" else 7)  # fmt: skip
+        for hands in event.arrangements:
+            pick = features.declared(position, [features.choice(position, hands[record.dealer])])
+            picked = linear_value("barbu", pick, hands)
+            mean = [0.0] * 4
+            for contract in left:
+                group = [a for a in position.options if a.split(":")[1] == contract]
+                value = linear_value("barbu", features.declared(position, group), hands)
+                share = len(group) / len(position.options)
+                mean = [m + v * share for m, v in zip(mean, value, strict=True)]
+            rate = (agreed + 1) / (chosen + 2)
+            shares = [a + b * rate for a, b in fitted_weights()["barbu"]["choice"]]
+            expected = [mean[s] + shares[(s - record.dealer) % 4] * (picked[s] - mean[s])
+                        for s in range(4)]  # fmt: skip
+            assert fitted_value(event.state, hands, earlier) == pytest.approx(expected)
+        earlier.append(record.to_dict())
+    assert len(earlier) == (28 if mode == "geronimo" else 4)
