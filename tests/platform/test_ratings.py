@@ -10,6 +10,7 @@ from django.core.management import call_command
 from pytest_django import Settings
 
 import engine
+from matches.luck import rated_margin_scale
 from matches.models import Match
 from matches.results import (
     BotResult,
@@ -157,13 +158,16 @@ def test_apply_rates_each_match_once_in_finish_order() -> None:
 def test_a_duplicate_match_is_rated_by_its_boards() -> None:
     a, b = active_bot("bauer"), active_bot("bauer")
     assert a.current_version and b.current_version
-    # a placed second over the set but won 3 of the 4 boards: the ladder credits a
+    # a placed second over the set but won 3 of the 4 boards: the ladder credits a, each board
+    # shared by its margin on the scale of Bauer's corrected boards (matches.luck)
     finished_match("bauer", [a.current_version, b.current_version], [2, 1],
                    boards=[[1, 0], [1, 0], [1, 0], [0, 1]])  # fmt: skip
     ladder_apply_ratings(ladder_id=ladder_for_game(game="bauer").pk)
     change = RatingChange.objects.get(bot=a)
-    # provisional K 48 against an equal opponent: 48 · (0.75 − 0.5)
-    assert change.after - change.before == pytest.approx(12.0)
+    won = engine.margin_share(1, rated_margin_scale("bauer"))
+    assert won > 0.85
+    # provisional K 48 against an equal opponent: 48 · (its mean share − 0.5)
+    assert change.after - change.before == pytest.approx(48 * ((3 * won + 1 - won) / 4 - 0.5))
 
 
 @pytest.mark.django_db

@@ -321,16 +321,21 @@ def test_match_rankings_merge_team_seats_and_rank_faulted_bots_last() -> None:
 
 @pytest.mark.django_db
 def test_match_rankings_give_a_duplicate_match_one_order_per_board() -> None:
-    a, b = active_bot("bauer"), active_bot("bauer")
-    boards = [[1, 0], [0, 1], [1, 1]]
-    finished_match("bauer", [current(a), current(b)], [1, 2], boards=boards, minutes_ago=5)
-    finished_match("bauer", [current(a), current(b)], [1, 2], faults=["", "timeout"],
-                   boards=[[1, 0], [1, 0]])  # fmt: skip
-    plain = finished_match("bauer", [current(a), current(b)], [2, 1], minutes_ago=1)
-    with_boards, one, faulted = match_rankings(game="bauer")
-    assert with_boards == [[(a.pk, 1), (b.pk, 2)], [(a.pk, 2), (b.pk, 1)], [(a.pk, 1), (b.pk, 1)]]
-    assert all(dict(board)[b.pk] > dict(board)[a.pk] for board in faulted)  # b lost every board
-    assert one == [[(a.pk, 2), (b.pk, 1)]] and plain.boards is None
+    """Where the ratings share no board by its margin (Barbu): one finishing order per board."""
+    a, b, c, d = bots = [active_bot("barbu") for _ in range(4)]
+    versions = [current(bot) for bot in bots]
+    finished_match("barbu", versions, [1, 2, 3, 4], boards=[[3, 2, 1, 0], [0, 1, 1, 3]],
+                   minutes_ago=5)  # fmt: skip
+    finished_match("barbu", versions, [1, 2, 3, 4], faults=["", "", "", "timeout"],
+                   boards=[[0, 0, 0, 9], [0, 0, 0, 9]])  # fmt: skip
+    plain = finished_match("barbu", versions, [2, 1, 3, 4], minutes_ago=1)
+    with_boards, one, faulted = match_rankings(game="barbu")  # oldest first
+    # on the second board b and c tie: both take the better place
+    assert with_boards == [[(a.pk, 1), (b.pk, 2), (c.pk, 3), (d.pk, 4)],
+                           [(a.pk, 4), (b.pk, 2), (c.pk, 2), (d.pk, 1)]]  # fmt: skip
+    # d scored most but faulted: it placed below everyone on every board
+    assert all(dict(board)[d.pk] > max(p for bot, p in board if bot != d.pk) for board in faulted)
+    assert one == [[(a.pk, 2), (b.pk, 1), (c.pk, 3), (d.pk, 4)]] and plain.boards is None
 
 
 @pytest.mark.django_db
