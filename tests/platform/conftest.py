@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import pytest
 import redis
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 
 from arena.celery import QUEUES, app, queue_config
@@ -34,6 +35,15 @@ def pages_rendered_afresh(settings: Any) -> None:
     changes data and reads a page again must see the change at once."""
     settings.ARENA_PAGE_CACHE_SECONDS = 0
     settings.ARENA_FIGURES_REFRESH_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
+def no_rate_limit_history() -> None:
+    """Every test starts with no requests counted against its address: the rate limiters count
+    in this process's cache, which outlives a test, and a test that sent many (the API fuzzing
+    asks for dozens of tokens) would otherwise throttle the next test's log-in within the
+    minute."""
+    cache.clear()
 
 
 @pytest.fixture

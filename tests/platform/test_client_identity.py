@@ -4,25 +4,15 @@ neither a forged ``X-Forwarded-For`` header nor rotating addresses helps a passw
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from ipaddress import ip_network
 
-import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.test import Client, RequestFactory, override_settings
 from rest_framework.test import APIClient
 
 from arena.security import client_address
 
 PASSWORD = "a-long-Unusual-passphrase-42"
-
-
-@pytest.fixture(autouse=True)
-def fresh_limits() -> Iterator[None]:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def address(remote: str, forwarded: str | None, trusted: object) -> str:

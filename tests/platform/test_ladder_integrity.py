@@ -9,11 +9,9 @@ import json
 import random
 import uuid
 import zlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.test import override_settings
 from pytest_django import DjangoCaptureOnCommitCallbacks
 
@@ -47,13 +45,6 @@ def commits(django_capture_on_commit_callbacks: Commits) -> Commits:
     """Run a request's on-commit callbacks (a tournament's scheduling task) as a commit would;
     the matches' own run tasks stay held (``held_matches``)."""
     return django_capture_on_commit_callbacks
-
-
-@pytest.fixture(autouse=True)
-def fresh_limits() -> Iterator[None]:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 # -- rated or unrated, decided in one place ---------------------------------------------------

@@ -4,16 +4,10 @@ started and decisions made, written to the cache for the match's page, and nothi
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 import engine
 from matches import progress
 from matches.progress import MatchProgress, ProgressAgent, match_progress
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache() -> None:
-    cache.clear()
 
 
 def test_counted_agents_write_the_game_and_the_decisions(monkeypatch: pytest.MonkeyPatch) -> None:

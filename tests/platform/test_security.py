@@ -9,12 +9,11 @@ import re
 import secrets
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
@@ -23,13 +22,6 @@ from tests.platform.factories import FIRST_LEGAL
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "a-long-Unusual-passphrase-42"
-
-
-@pytest.fixture(autouse=True)
-def fresh_limits() -> Iterator[None]:
-    cache.clear()  # the rate limiter counts in the cache
-    yield
-    cache.clear()
 
 
 def client_for(world: World, persona: str, *, enforce_csrf_checks: bool = False) -> Client:
