@@ -420,6 +420,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         rated = dict(corrected.texts) if corrected is not None else {}
         context["board_rows"] = [(bots[b], text, rated.get(b))
                                  for b, text in context["board_result"].texts]  # fmt: skip
+        context["each_deal_rated"] = engine.game_class(match.game).corrected_boards_each_deal
         context["margin_scale"] = (  # how the ratings share the boards they read
             rated_margin_scale(match.game) if corrected is not None
             else engine.game_class(match.game).board_margin_scale

@@ -169,6 +169,9 @@ def test_a_recorded_bauer_match_is_rated_deal_by_deal_by_its_corrected_margins()
     assert match.ladder_id is not None and ladder_apply_ratings(ladder_id=match.ladder_id) == 1
     page = Client().get(f"/matches/{match.pk}/").content.decode()
     assert "With the luck taken out (rated)" in page and "ahead by 0.5 points" in page
+    rated = match_board_result(match=match, corrected=True)
+    assert rated is not None and rated.boards == len(finished)
+    assert f"not by the boards above: deals {rated.summary} with the luck taken out" in page
 
 
 @pytest.fixture
