@@ -15,9 +15,8 @@ match is recorded, without luck, and the ladder reads its raw boards.
 
 The other games' luck, and every unrated match's, is only shown; it is computed after
 recording, so that the worker's path from one match to the next stays as short as it can be: a
-periodic task
-(``arena.matches.luck``; in the quick start the ladder's loop) fills it in for the newest
-finished matches first, a few seconds of CPU at a time, old matches included. It never writes
+periodic task (``arena.matches.luck``; in the quick start the ladder's loop) fills it in for the
+newest finished matches first, a few seconds of CPU at a time, old matches included. It never writes
 corrected boards: a rated match's result changes only with a recomputation of its ladder
 (:func:`corrected_boards_fill`, ``manage.py fill_corrected_boards``, for the matches recorded
 before their game was switched).
@@ -61,9 +60,8 @@ def rated_margin_scale(game: str) -> float | None:
     """The scale on which the ladder shares the boards it rates (``matches.selectors
     .rated_boards``) by their margin: the luck-corrected scores' in the games of
     :data:`CORRECTED_GAMES` (``engine.margin_scale``, the ranking benchmark's choice too). A
-    match whose luck failed is rated by its raw boards on the same scale: in a game whose only
-    chance event is the deal (Bauer) a set's board margins are the same either way, as the
-    deal's luck cancels in the set."""
+    match whose luck failed is rated by its raw boards on the same scale (in Bauer its paired
+    boards, whose margins the deal's luck does not move: it cancels in a paired board)."""
     return engine.margin_scale(game, corrected=game in CORRECTED_GAMES)
 
 

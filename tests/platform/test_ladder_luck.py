@@ -81,6 +81,13 @@ def _seat_results(match: Match) -> list[SeatResult]:
             for s in match.seats.order_by("seat")]  # fmt: skip
 
 
+def _fill_corrected_boards() -> str:
+    """What ``manage.py fill_corrected_boards`` says."""
+    out = io.StringIO()
+    call_command("fill_corrected_boards", stdout=out)
+    return out.getvalue()
+
+
 def _seat_luck(match: Match) -> list[float | None]:
     seats = MatchSeat.objects.filter(match=match).order_by("seat")
     return list(seats.values_list("luck", flat=True))
@@ -145,9 +152,7 @@ def test_an_unrated_belote_match_gets_its_luck_later_and_no_corrected_boards() -
     match.refresh_from_db()
     assert _seat_luck(match) == pytest.approx(list(seat_luck(replay)))
     assert match.corrected_boards is None
-    out = io.StringIO()
-    call_command("fill_corrected_boards", stdout=out)
-    assert out.getvalue().startswith("0 matches given corrected boards")
+    assert _fill_corrected_boards().startswith("0 matches given corrected boards")
 
 
 def test_a_recorded_bauer_match_is_rated_deal_by_deal_by_its_corrected_margins() -> None:
@@ -263,19 +268,16 @@ def test_the_command_fills_old_matches_and_rates_the_ladder_again() -> None:
         Match.objects.filter(pk=match.pk).update(boards=boards)
         ladder_apply_ratings(ladder_id=ladder_for_game(game=game).pk)
         old[game] = match
-    out = io.StringIO()
-    call_command("fill_corrected_boards", stdout=out)
-    assert out.getvalue().startswith("1 matches given corrected boards")
-    assert "belote ladder: 1 matches rated again" in out.getvalue()
+    out = _fill_corrected_boards()
+    assert out.startswith("1 matches given corrected boards")
+    assert "belote ladder: 1 matches rated again" in out
     belote, barbu = (Match.objects.get(pk=old[g].pk) for g in ("belote", "barbu"))
     replay = match_replay(match_id=belote.pk)
     assert belote.corrected_boards == corrected_boards_of_replay(replay)
     assert belote.corrected_boards != belote.boards
     assert _seat_luck(belote) == pytest.approx(list(seat_luck(replay)))
     assert barbu.corrected_boards is None
-    again = io.StringIO()
-    call_command("fill_corrected_boards", stdout=again)
-    assert again.getvalue().startswith("0 matches given corrected boards")
+    assert _fill_corrected_boards().startswith("0 matches given corrected boards")
 
 
 def test_the_match_page_and_the_api_show_raw_boards_and_what_the_ladder_reads() -> None:
