@@ -28,7 +28,8 @@ from engine.options import SMOKE_PARAMS, option_meanings, parse_option_words
 from sandbox import catalog, cgroups, protocol, pysci
 from sandbox.agent import SandboxedAgent
 from sandbox.bwrap import SandboxUnavailable
-from sandbox.compile import CompileError, built
+from sandbox.bytecode import with_bytecode
+from sandbox.compile import CompileError, built, cache_dir
 from sandbox.limits import Limits
 from sandbox.package import BotPackage, BotPackageError, load_bot
 from sandbox.pool import SandboxPool, prepared_capacity
@@ -616,7 +617,9 @@ def _entrants(specs: list[str]) -> list[Entrant]:
 
 
 def _built(package: BotPackage) -> BotPackage:
-    """A C++ bot's executable, compiled in the sandbox unless the local cache has it."""
+    """A C++ bot's executable, compiled in the sandbox unless the local cache has it; a Python
+    bot with its bytecode (compiled in the sandbox once, kept in the same cache)."""
+    with_bytecode(package, cache_dir() / "bytecode")
     try:
         executable, compiled = built(package)
     except CompileError as err:  # the messages may come from someone else's sources: escaped

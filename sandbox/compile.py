@@ -21,6 +21,7 @@ the sources and the toolchain (:func:`built`), so the same sources never compile
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,6 +181,39 @@ def compile_sources(
     if not RUNTIMES[package.runtime].compiled:
         raise ValueError(f"a {package.runtime} bot is not compiled")
     chain = toolchain()
+    command = [
+        chain.compiler, *FLAGS, "-o", f"{OUTPUT_MOUNT}/{BINARY}",
+        *(f"{BOT_MOUNT}/{unit}" for unit in package.sources),
+    ]  # fmt: skip
+    with run_tool(chain.runtime(), package, command, limits) as run:
+        problem = run.problem
+        if problem is None and run.returncode != 0:
+            problem = _failure(run.log, run.returncode, limits)
+        if problem is not None:
+            raise CompileError(problem, run.log)
+        return Compiled(_read_binary(run.out / BINARY, limits), run.log, run.seconds)
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """How a trusted tool's run over a package ended (:func:`run_tool`)."""
+
+    out: Path  # what it wrote (its folder is removed when run_tool's block ends)
+    log: str  # its messages (stderr, the last ``limits.log_bytes``)
+    returncode: int | None
+    problem: str | None  # a limit that stopped it (time, output, memory), else None
+    seconds: float
+
+
+@contextlib.contextmanager
+def run_tool(
+    runtime: ResolvedRuntime, package: BotPackage, command: list[str], limits: CompileLimits
+) -> Iterator[ToolRun]:
+    """Run a trusted tool (``command``, a compiler) over ``package``'s files under the same
+    confinement as a bot: the package read-only at ``/bot``, an empty folder of its own
+    writable at ``/out``, the limits of ``limits``, a uid slot and a control group. Yields how
+    it ended once it has exited, before its folder is removed. Raises
+    :class:`SandboxUnavailable` if it cannot start (the platform's fault)."""
     switch_uid = os.geteuid() == 0
     check_bwrap(uid_pool().start if switch_uid else None)
     try:
@@ -198,7 +233,7 @@ def compile_sources(
             if switch_uid:
                 resources.slot = acquire_slot()
                 uid = resources.slot.uid
-                if uid is not None:  # the compiler writes the executable as the slot's uid
+                if uid is not None:  # the tool writes its output as the slot's uid
                     os.chown(out, uid, uid)
             if backend is not None:
                 resources.group = backend.create(
@@ -207,39 +242,36 @@ def compile_sources(
                     )
                 )
             resources.wrapped = True
-            resources.process = _spawn(chain, package, out, limits, resources)
+            resources.process = _spawn(runtime, package, command, out, limits, resources)
         except (OSError, NoFreeSlot, cgroups.CgroupUnavailable) as err:
             raise SandboxUnavailable(f"cannot start the compiler: {err}") from err
         process = resources.process
         problem = _wait(process, started + limits.wall_seconds, limits)
         info = process.wait_exit(5.0)
         process.drain_post_mortem(time.monotonic() + 0.5)
-        log = process.stderr.text()
         group = resources.group
         if problem is None and group is not None and group.oom_kills():
             problem = f"the compiler ran out of memory (limit {limits.memory_bytes // MiB} MiB)"
-        if problem is None and info.returncode != 0:
-            problem = _failure(log, info.returncode, limits)
-        if problem is not None:
-            raise CompileError(problem, log)
-        return Compiled(_read_binary(out / BINARY, limits), log, time.monotonic() - started)
+        log = process.stderr.text()
+        yield ToolRun(out, log, info.returncode, problem, time.monotonic() - started)
     finally:
         resources.end_process()
         shutil.rmtree(out, ignore_errors=True)
 
 
 def _spawn(
-    chain: Toolchain, package: BotPackage, out: Path, limits: CompileLimits, res: _Resources
+    runtime: ResolvedRuntime,
+    package: BotPackage,
+    command: list[str],
+    out: Path,
+    limits: CompileLimits,
+    res: _Resources,
 ) -> BotProcess:
-    command = [
-        chain.compiler, *FLAGS, "-o", f"{OUTPUT_MOUNT}/{BINARY}",
-        *(f"{BOT_MOUNT}/{unit}" for unit in package.sources),
-    ]  # fmt: skip
     sandbox_limits = limits.sandbox()
     seccomp_fd = seccomp.program_fd()
     try:
         argv = bwrap_argv(
-            chain.runtime(), package.root, command, sandbox_limits, seccomp_fd, output_dir=out
+            runtime, package.root, command, sandbox_limits, seccomp_fd, output_dir=out
         )
         return BotProcess(
             as_user_argv(res.slot.uid if res.slot is not None else None) + argv,
@@ -326,9 +358,10 @@ def cache_dir() -> Path:
     return Path(base) / "arena" / "builds"
 
 
-def source_key(package: BotPackage, chain: Toolchain) -> str:
-    """sha256 of the toolchain's identity and every file of the package (path and bytes)."""
-    digest = hashlib.sha256(chain.identity.encode() + b"\0")
+def source_key(package: BotPackage, identity: str) -> str:
+    """sha256 of a build's ``identity`` (its tool) and every file of the package (path and
+    bytes)."""
+    digest = hashlib.sha256(identity.encode() + b"\0")
     for path in sorted(p for p in package.root.rglob("*") if p.is_file()):
         digest.update(path.relative_to(package.root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -345,7 +378,7 @@ def built(
     (then also what the compiler said); a package that is not compiled comes back as it is."""
     if not RUNTIMES[package.runtime].compiled:
         return package, None
-    folder = (cache or cache_dir()) / source_key(package, toolchain())
+    folder = (cache or cache_dir()) / source_key(package, toolchain().identity)
     path = folder / BINARY
     compiled = None
     if not path.is_file():

@@ -35,7 +35,10 @@ BOT_MOUNT = "/bot"  # where the bot's directory appears inside the sandbox
 #: entry's folder, then the package's ``pythonpath`` folders (PREFIX), then the standard library,
 #: then the curated set (SUFFIX; colon-separated) on ``sys.path``, then the entry runs as
 #: ``__main__`` with ``__file__`` and ``sys.argv`` as if started directly. ``-E`` stays (the
-#: environment cannot change the path), and no file has to be bound for it.
+#: environment cannot change the path), and no file has to be bound for it. The entry's code is
+#: its pyc (:mod:`sandbox.bytecode`) where one was compiled from exactly its bytes (this
+#: interpreter's magic number, a hash-based pyc that checks its source, the source's hash), as
+#: the import system does for every other module; else it is compiled.
 PYTHON_BOOT = """\
 def _boot(entry, prefix, suffix):
     sys = __import__("sys")
@@ -44,7 +47,20 @@ def _boot(entry, prefix, suffix):
     sys.path[0:1] = [entry.rpartition("/")[0] or "/"] + [p for p in prefix.split(":") if p]
     sys.path += [p for p in suffix.split(":") if p]
     with open(entry, "rb") as source:
-        return compile(source.read(), entry, "exec")
+        data = source.read()
+    files = sys.modules["_frozen_importlib_external"]
+    try:
+        with open(files.cache_from_source(entry), "rb") as cached:
+            pyc = cached.read()
+    except OSError:
+        pyc = b""
+    imp = sys.modules["_imp"]
+    checked = files.MAGIC_NUMBER + b"\\3\\0\\0\\0"  # flags: hash-based, checks its source
+    if pyc[:8] == checked and pyc[8:16] == imp.source_hash(files._RAW_MAGIC_NUMBER, data):
+        code = __import__("marshal").loads(memoryview(pyc)[16:])
+        imp._fix_co_filename(code, entry)  # as imports do: the file's name where it runs
+        return code
+    return compile(data, entry, "exec")
 __file__ = __import__("sys").argv[1]
 exec(_boot(*__import__("sys").argv[1:4]))
 """

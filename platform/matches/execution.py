@@ -3,7 +3,8 @@
 Used by the match task and by upload validation. Each seat gets its own sandboxed process per
 game; the two seats of a team are two processes of the same bot that share nothing. A worker
 process keeps sandboxes prepared ahead (:func:`sandbox_pool`) for the runtimes it has just
-used, so its next match's sandboxes are prepared while the current one plays. Whatever the
+used, so its next match's sandboxes are prepared while the current one plays, and a Python bot's
+bytecode compiled once per machine (:mod:`sandbox.bytecode`). Whatever the
 platform gets wrong (no sandbox, a corrupt package, an internal error mid-match) raises
 :class:`PlatformFailure`, which callers record as a platform error, never as a bot's fault.
 """
@@ -20,7 +21,7 @@ from django.conf import settings
 
 import engine
 from matches import formats
-from matches.package_cache import CorruptPackage, package_path
+from matches.package_cache import CorruptPackage, bytecode_cache, package_path
 from matches.progress import MatchProgress, ProgressAgent
 from sandbox import (
     DEFAULT_LIMITS,
@@ -31,6 +32,7 @@ from sandbox import (
     SandboxUnavailable,
     load_bot,
 )
+from sandbox.bytecode import with_bytecode
 from sandbox.pool import SandboxPool
 
 
@@ -102,7 +104,8 @@ def play(
         # every database read before the first bot starts: a bot never waits on the database
         for seat in seats:
             if seat is not None and seat.sha256 not in packages:
-                packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
+                package = packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
+                with_bytecode(package, bytecode_cache())
         pool = sandbox_pool()
         for index, seat in enumerate(seats):
             if seat is None:

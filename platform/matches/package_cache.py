@@ -2,7 +2,8 @@
 
 Nothing is shared between hosts: a cache miss reads the bytes from ``bots.Package``, checks their
 hash and writes them atomically (a temporary file renamed into place), so concurrent worker
-processes on one host never see half a file. The folder is private to the worker's user.
+processes on one host never see half a file. The folder is private to the worker's user. Python
+bots' bytecode, compiled once per host, is kept there too (:func:`bytecode_cache`).
 """
 
 from __future__ import annotations
@@ -41,3 +42,9 @@ def package_path(sha256: str, filename: str) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def bytecode_cache() -> Path:
+    """Where this host keeps Python bots' bytecode (:func:`sandbox.bytecode.with_bytecode`),
+    beside the packages and as private."""
+    return Path(settings.ARENA_PACKAGE_CACHE) / "bytecode"

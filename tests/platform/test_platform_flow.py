@@ -31,6 +31,7 @@ from ops.services import heartbeat_send
 from ratings.models import Ladder, Rating, RatingChange
 from ratings.selectors import ladder_standings
 from ratings.services import ladder_for_game, ladder_recompute
+from sandbox.bytecode import FAILED
 from tests.platform.factories import CRASHES, FIRST_LEGAL, SLOW, UserFactory
 from tests.platform.workers import StartWorker, Worker
 from tournaments.models import TournamentStatus
@@ -91,9 +92,13 @@ def test_uploads_validate_and_a_round_robin_plays_on_a_worker(start_worker: Star
                         "crasher": "rejected"}  # fmt: skip
     crasher = BotVersion.objects.get(bot__name="crasher")
     assert crasher.fault == "crash" and "my bug is here" in crasher.log
-    # the worker fetched every package from the database into its own cache
+    # the worker fetched every package from the database into its own cache, and compiled the
+    # bytecode of each (all Python bots) once, in the sandbox, into the same cache
     cached = {p.name for p in worker.package_cache.iterdir()}
-    assert cached == {v.sha256 for v in versions}
+    assert cached == {v.sha256 for v in versions} | {"bytecode"}
+    compiled = list((worker.package_cache / "bytecode").iterdir())
+    assert len(compiled) == len(versions)
+    assert all(list(c.rglob("*.pyc")) and not (c / FAILED).exists() for c in compiled)
 
     bots = list(Bot.objects.filter(current_version__status="active").order_by("name"))
     Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 500})
