@@ -39,10 +39,12 @@ from .runtimes import BOT_MOUNT, PYTHON3, ResolvedRuntime, RuntimeUnavailable, r
 
 log = logging.getLogger("sandbox")
 
-#: what one compile run may use: a package unpacks to at most 32 MiB of sources
+#: what one compile run may use: a package unpacks to at most 32 MiB of sources, which CPython
+#: compiles in about 5 s of CPU (a bot of 10,000 lines: 50 ms); the first match of a version
+#: on a machine waits for it
 BYTECODE_LIMITS = CompileLimits(
-    wall_seconds=60,
-    cpu_seconds=30,
+    wall_seconds=30,
+    cpu_seconds=10,
     memory_bytes=512 * MiB,
     address_space_bytes=1024 * MiB,
     max_processes=4,
