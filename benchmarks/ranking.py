@@ -399,6 +399,10 @@ SCHEDULES = {
     # Bauer's duplicate sets scored deal by deal inside the set (issue 34), not by boards
     "corrected_duplicate_by_deal": Schedule(True, uniform_chooser, by_deal=True, corrected=True),
     "corrected_matchmaking": Schedule(False, matchmaking_chooser, corrected=True),
+    # what Bauer's ladder plays: duplicate sets with the matchmaking, every deal a board
+    "corrected_duplicate_by_deal_matchmaking": Schedule(
+        True, matchmaking_chooser, by_deal=True, corrected=True
+    ),
 }
 
 
