@@ -11,17 +11,22 @@ value is then the reference bots' expected deal score given what the event shows
 linear function of the features can say. Barbu's dealer declares after the deal, so its rows
 are keyed by the contract he declared (the features of that contract), and per role the share
 of the heuristic's pick against the mean over the declarations he had is fitted after them
-(:func:`fit_choice`). The seeds are apart from the benchmarks' (those of
-``benchmarks/luck.py`` and ``benchmarks/ranking.py`` start below 1,000,000), so the fit is
-judged on deals it has not seen; the same ``--seed`` writes the same file.
+(:func:`fit_choice`). Badugi (heads-up, ten hands) has one row per seat of three terms
+(``engine.luck.badugi_terms``), keyed by the draws the live seats have left, fitted by least
+squares without an intercept (the terms are centred over the seats); the hands' strength they
+read is computed from the rules first (:func:`badugi_strength`). The seeds are apart from the
+benchmarks' (those of ``benchmarks/luck.py`` and ``benchmarks/ranking.py`` start below
+1,000,000), so the fit is judged on deals it has not seen; the same ``--seed`` writes the same
+file.
 
-Run: ``python benchmarks/fit_luck.py`` (under a minute of CPU) or ``--games N``; ``--check``
+Run: ``python benchmarks/fit_luck.py`` (about a minute of CPU) or ``--games N``; ``--check``
 fits and prints the in-sample share of the score variance explained without writing.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import re
@@ -37,14 +42,29 @@ sys.path[:0] = [str(ROOT)]
 import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
-from benchmarks.reference_bots import BotSpec, make_agent  # noqa: E402
-from engine.luck import WEIGHTS_FILE, chance_events, option_groups  # noqa: E402
+from benchmarks.reference_bots import FAMILIES, BotSpec, make_agent  # noqa: E402
+from engine.cards import SUIT_OF, TEXT_OF  # noqa: E402
+from engine.games.badugi_agent import discards  # noqa: E402
+from engine.games.badugi_hands import (  # noqa: E402
+    CLASSES,
+    LOW_RANK,
+    all_hand_values,
+    hand_value,
+)
+from engine.luck import (  # noqa: E402
+    DRAWS,
+    WEIGHTS_FILE,
+    badugi_terms,
+    chance_events,
+    option_groups,
+)
 from engine.luck_features import FEATURES, GameFeatures, Position, seat_rows  # noqa: E402
 
 GAMES: list[tuple[str, dict[str, Any], int]] = [  # game, params, games to fit on
     ("belote", {}, 1500),
     ("bauer", {}, 1000),
     ("barbu", {"mode": "geronimo"}, 1000),
+    ("badugi", {"players": 2, "hands": 10}, 2000),
 ]
 LEVELS = (1.0, 0.75, 0.5, 0.25, 0.0)
 FIRST_SEED = 1_000_000
@@ -91,6 +111,77 @@ def collect(name: str, params: dict[str, Any], games: int, seed: int) -> tuple[R
                     xs.append(row)
                     ys.append(float(record.scores[seat]))
     return rows, choices
+
+
+def badugi_strength() -> list[list[float]]:
+    """``strength[r][v]`` of ``engine.luck.badugi_terms``: per draws left ``r`` and hand value
+    ``v``, the chance that the hand, drawing as the heuristic does (it keeps a set of cards of
+    different ranks and suits that depends only on ``v`` and ``r``), ends better than a hand
+    dealt and drawn three times so, ties counting half. Exact but for card removal: a kept set
+    draws from the 52 cards less its own, whatever the others hold or threw."""
+    count = len(CLASSES)
+    ranks_value = {ranks: v for v, ranks in enumerate(CLASSES)}
+    hands: dict[int, tuple[int, ...]] = {}  # a four-card hand of every value
+    for hand in itertools.combinations(range(52), 4):
+        hands.setdefault(hand_value(hand), hand)
+    draw = np.zeros((count, count))  # kept set (as its value) -> value after drawing to it
+    for kept, ranks in enumerate(CLASSES):
+        held = [next(c for c in range(52) if LOW_RANK[c] == rank and SUIT_OF[c]
+                     == "shdc"[i]) for i, rank in enumerate(ranks)]  # fmt: skip
+        rest = [c for c in range(52) if c not in held]
+        for new in itertools.combinations(rest, 4 - len(held)):
+            draw[kept, hand_value([*held, *new])] += 1
+        draw[kept] /= draw[kept].sum()
+    final = [np.eye(count)]  # per draws left: value now -> final value
+    for left in range(1, DRAWS + 1):
+        keep = np.zeros((count, count))
+        for v, hand in hands.items():
+            thrown = set(discards([TEXT_OF[c] for c in hand], left))
+            ranks = sorted((LOW_RANK[c] for c in hand if TEXT_OF[c] not in thrown), reverse=True)
+            keep[v, ranks_value[tuple(ranks)]] = 1
+        final.append(keep @ draw @ final[-1])
+    dealt = np.bincount(all_hand_values(), minlength=count) / len(all_hand_values())
+    showdown = dealt @ final[DRAWS]
+    beats = np.cumsum(showdown) - showdown / 2
+    return [[float(f"{x:.{DIGITS}g}") for x in f @ beats] for f in final]
+
+
+def collect_badugi(
+    params: dict[str, Any], games: int, seed: int, strength: list[list[float]]
+) -> Rows:
+    """Per position key: every seat's row of ``engine.luck.badugi_terms`` at every chance
+    event of ``games`` games, with its deal score (role 0: the terms are per seat). The bots
+    are drawn from all three families (Badugi's passive variants too), at every level."""
+    game = engine.load_game("badugi", **params)
+    rng = random.Random(seed)
+    rows: Rows = defaultdict(lambda: ([], []))
+    for g in range(games):
+        bots = [BotSpec(rng.choice(list(FAMILIES)), rng.choice(LEVELS)) for _ in range(2)]
+        agents = [make_agent("badugi", bots[seat % 2], FIRST_SEED + 10 * g + seat)
+                  for seat in range(game.num_players)]  # fmt: skip
+        state = engine.play_game(game, agents, FIRST_SEED + seed + g).state
+        for record in state.deals:
+            if record.scores is None:
+                continue
+            actions = [a for _, a in state.history[record.start : record.end]][:-1]
+            for event in chance_events(game, record.deck, record.dealer, actions):
+                key, terms = badugi_terms(event.state, event.arrangements[0], strength)
+                for seat, row in enumerate(terms):
+                    if any(row):
+                        rows[key, 0][0].append(row)
+                        rows[key, 0][1].append(float(record.scores[seat]))
+    return rows
+
+
+def fit_through_zero(
+    xs: Sequence[Sequence[float]], ys: Sequence[float]
+) -> tuple[list[float], float]:
+    """Least squares of ``ys`` on ``xs`` without an intercept: the weights and the share of
+    the variance of ``ys`` they explain."""
+    x, y = np.asarray(xs), np.asarray(ys)
+    w = np.linalg.lstsq(x, y, rcond=None)[0]
+    explained = 1.0 - float(np.var(y - x @ w) / np.var(y))
+    return [float(f"{v:.{DIGITS}g}") for v in w], explained
 
 
 def _choice_rows(
@@ -171,13 +262,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only and args.only not in name:
             continue
         games = args.games or games
-        rows, choices = collect(name, params, games, args.seed)
         fitted: dict[str, list[list[float]]] = {}
+        if name == "badugi":
+            fitted["strength"] = badugi_strength()
+            rows, choices = collect_badugi(params, games, args.seed, fitted["strength"]), []
+            solve = fit_through_zero
+        else:
+            rows, choices = collect(name, params, games, args.seed)
+            solve = fit
         for key in sorted({k for k, _ in rows}):
             roles = sorted(r for k, r in rows if k == key)
             fitted[key] = []
             for role in roles:
-                w, explained = fit(*rows[key, role])
+                w, explained = solve(*rows[key, role])
                 fitted[key].append(w)
                 print(f"{name} {key} role {role}: {len(rows[key, role][1]):,} rows, "
                       f"{explained:.3f} of the variance explained")  # fmt: skip

@@ -36,9 +36,9 @@ Barbu's declarer picks the contract after seeing his hand, so its ``V`` is one s
 contract, weighed over the declarations he has left: the heuristic's pick against the mean over
 them, in proportions that follow how often he picked as the heuristic does in the game's earlier
 deals (:func:`fitted_value`; what happened before a deal cannot tell which rotation of its cards
-is the real one, so ``V`` may read it). Badugi: the pot as it stands shown down now
-(:func:`showdown_value`). Neither looks at the cards nobody has seen, so ``V`` cannot foresee a
-later draw.
+is the real one, so ``V`` may read it). Badugi: a fitted function of the pot, a showdown now and
+each hand's strength with the draws it has left (:func:`badugi_value`). Neither looks at the
+cards nobody has seen, so ``V`` cannot foresee a later draw.
 
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
@@ -61,6 +61,7 @@ from typing import Any, Final
 from .boards import boards_of_replay
 from .cards import CARD_BY_TEXT
 from .game import Game, State
+from .games.badugi import ROUNDS
 from .games.badugi_hands import hand_value
 from .luck_features import FEATURES, Position
 from .registry import game_class, load_game
@@ -69,6 +70,8 @@ from .registry import game_class, load_game
 LATER_SAMPLES: Final = 4
 #: the corrected scores' luck is a multiple of this (a millionth of a point or chip, about)
 LUCK_GRID: Final = 2.0**-20
+#: Badugi: the draws a hand has in all
+DRAWS: Final = ROUNDS - 1
 #: the fitted weights: per game, per position key, per role, one weight per regressor
 WEIGHTS_FILE: Final = Path(__file__).with_name("luck_weights.json")
 
@@ -84,16 +87,42 @@ def deal_state(game: Game, deck: Sequence[str], dealer: int, actions: Iterable[s
     return state
 
 
-def showdown_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
-    """``V`` for Badugi: each seat's share of the pot as it stands if the live hands were shown
-    now (ties split), minus what the seat has put in; no further betting or drawing."""
+def badugi_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
+    """``V`` for Badugi: per seat, the fitted weights of the position times its row of
+    :func:`badugi_terms` (0 for a folded seat), read from :data:`WEIGHTS_FILE`."""
+    weights = fitted_weights()["badugi"]
+    key, rows = badugi_terms(state, hands, weights["strength"])
+    a, b, c = weights[key][0]
+    return [a * x + b * y + c * z for x, y, z in rows]
+
+
+def badugi_terms(
+    state: State, hands: Sequence[Sequence[str]], strength: Sequence[Sequence[float]]
+) -> tuple[str, list[list[float]]]:
+    """The position's key (the fewest and the most draws a live seat has left, ``"23"``) and
+    per seat three terms, each centred over the live seats (a folded seat's are 0, and the
+    seats' values sum to 0 as their chips do): the pot times its share of a showdown now (the
+    value this replaced), the big blind (Korean betting: the ante) times its hand's strength
+    with its draws to come, and the pot times that strength. ``strength[r][v]``: the chance
+    that a hand of value ``v`` with ``r`` draws left, drawing as the heuristic does, ends
+    better than a hand dealt and drawn three times so (ties count half; computed from the
+    rules by ``benchmarks/fit_luck.py``)."""
     folded: list[bool] = state.folded  # type: ignore[attr-defined]
-    values = {s: hand_value(hands[s]) for s in range(len(hands)) if not folded[s]}
-    best = max(values.values())
-    winners = [s for s, v in values.items() if v == best]
+    drawn: Sequence[Sequence[int]] = state.drawn  # type: ignore[attr-defined]
     pot: int = state.pot  # type: ignore[attr-defined]
-    committed: list[int] = state.committed  # type: ignore[attr-defined]
-    return [(pot / len(winners) if s in winners else 0.0) - committed[s] for s in range(len(hands))]
+    unit: int = state.game.rate_unit[1]  # type: ignore[attr-defined]
+    live = [s for s, out in enumerate(folded) if not out]
+    values = [hand_value(hands[s]) for s in live]
+    left = [DRAWS - len(drawn[s]) for s in live]
+    strong = [strength[r][v] for r, v in zip(left, values, strict=True)]
+    best = max(values)
+    winners = values.count(best)
+    mean = sum(strong) / len(live)
+    rows = [[0.0, 0.0, 0.0] for _ in hands]
+    for s, v, x in zip(live, values, strong, strict=True):
+        share = (1 / winners if v == best else 0.0) - 1 / len(live)
+        rows[s] = [pot * share, unit * (x - mean), pot * (x - mean)]
+    return f"{min(left)}{max(left)}", rows
 
 
 @functools.cache
@@ -198,7 +227,7 @@ def game_value(name: str, earlier: Sequence[Mapping[str, Any]] = ()) -> Value:
     ``earlier`` deals of its game, as a replay records them (what spans deals, such as the
     contracts a Geronimo declarer has left and how he chose them)."""
     if name == "badugi":
-        return showdown_value
+        return badugi_value
     return functools.partial(fitted_value, earlier=earlier)
 
 

@@ -17,7 +17,10 @@ import engine
 from engine import Agent, Game, State
 from engine.cards import TEXT_OF, Card, cards
 from engine.frozen import FrozenList
+from engine.games.badugi_hands import BEST
 from engine.luck import (
+    badugi_terms,
+    badugi_value,
     chance_events,
     corrected_boards_of_replay,
     corrected_deal_scores,
@@ -251,6 +254,44 @@ def test_the_fitted_value_is_the_weights_times_the_features(
                 )
             events += 1
     assert events >= 4
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_badugis_value_is_the_weights_times_its_terms_and_sums_to_zero(players: int) -> None:
+    """At every chance event of a few Badugi games of random bots (six-handed: with folds),
+    in every rearrangement, the value is the stored weights of the position times each seat's
+    terms, a folded seat's value is 0 and the seats' values sum to 0, as their chips do."""
+    game = engine.load_game("badugi", players=players, hands=6)
+    weights = fitted_weights()["badugi"]
+    agents = [engine.RandomAgent(s) for s in range(players)]
+    state = engine.play_game(game, agents, 4).state
+    keys = set()
+    for record in state.deals:
+        actions = [a for _, a in state.history[record.start : record.end]][:-1]
+        for event in chance_events(game, record.deck, record.dealer, actions):
+            for hands in event.arrangements:
+                key, rows = badugi_terms(event.state, hands, weights["strength"])
+                value = badugi_value(event.state, hands)
+                expected = [sum(w * x for w, x in zip(weights[key][0], row, strict=True))
+                            for row in rows]  # fmt: skip
+                assert value == pytest.approx(expected)
+                assert sum(value) == pytest.approx(0, abs=1e-9)
+                assert all(v == 0 for v, hand in zip(value, hands, strict=True) if not hand)
+            keys.add(key)
+    assert "33" in keys and len(keys) >= 4
+
+
+def test_badugis_strength_reads_the_draws_to_come() -> None:
+    """The strength table: with no draw left a hand is worth its showdown rank (rising with
+    its value, a lone king sure to lose, A-2-3-4 made nearly sure to win); with draws left a
+    made A-2-3-4 stands pat and stays nearly sure, and a lone king, which draws, is worth
+    more than at the showdown, the more so the more draws it has."""
+    strength = fitted_weights()["badugi"]["strength"]
+    assert len(strength) == 4 and all(len(row) == BEST + 1 for row in strength)
+    showdown = strength[0]
+    assert showdown == sorted(showdown) and showdown[0] < 0.01
+    assert all(row[BEST] > 0.99 for row in strength)
+    assert showdown[0] < strength[1][0] < strength[2][0] < strength[3][0]
 
 
 def linear_value(name: str, position: Position, hands: Sequence[Sequence[str]]) -> list[float]:
