@@ -72,6 +72,10 @@ LATER_SAMPLES: Final = 4
 LUCK_GRID: Final = 2.0**-20
 #: Badugi: the draws a hand has in all
 DRAWS: Final = ROUNDS - 1
+#: Badugi's position keys: the fewest and the most draws a live seat has left, ``"23"``
+BADUGI_KEYS: Final = [[f"{low}{high}" for high in range(DRAWS + 1)] for low in range(DRAWS + 1)]
+#: Badugi: a folded seat's terms
+FOLDED_TERMS: Final = (0.0, 0.0, 0.0)
 #: the fitted weights: per game, per position key, per role, one weight per regressor
 WEIGHTS_FILE: Final = Path(__file__).with_name("luck_weights.json")
 
@@ -98,7 +102,7 @@ def badugi_value(state: State, hands: Sequence[Sequence[str]]) -> list[float]:
 
 def badugi_terms(
     state: State, hands: Sequence[Sequence[str]], strength: Sequence[Sequence[float]]
-) -> tuple[str, list[list[float]]]:
+) -> tuple[str, list[Sequence[float]]]:
     """The position's key (the fewest and the most draws a live seat has left, ``"23"``) and
     per seat three terms, each centred over the live seats (a folded seat's are 0, and the
     seats' values sum to 0 as their chips do): the pot times its share of a showdown now (the
@@ -111,18 +115,27 @@ def badugi_terms(
     drawn: Sequence[Sequence[int]] = state.drawn  # type: ignore[attr-defined]
     pot: int = state.pot  # type: ignore[attr-defined]
     unit: int = state.game.rate_unit[1]  # type: ignore[attr-defined]
-    live = [s for s, out in enumerate(folded) if not out]
-    values = [hand_value(hands[s]) for s in live]
-    left = [DRAWS - len(drawn[s]) for s in live]
-    strong = [strength[r][v] for r, v in zip(left, values, strict=True)]
-    best = max(values)
-    winners = values.count(best)
-    mean = sum(strong) / len(live)
-    rows = [[0.0, 0.0, 0.0] for _ in hands]
-    for s, v, x in zip(live, values, strong, strict=True):
-        share = (1 / winners if v == best else 0.0) - 1 / len(live)
+    live = []  # (seat, value, strength), in one pass: this runs for every rearrangement
+    low, high, best, winners, total = DRAWS, 0, -1, 0, 0.0
+    for s, hand in enumerate(hands):
+        if folded[s]:
+            continue
+        left = DRAWS - len(drawn[s])
+        low, high = min(low, left), max(high, left)
+        value = hand_value(hand)
+        if value >= best:
+            winners = winners + 1 if value == best else 1
+            best = value
+        x = strength[left][value]
+        total += x
+        live.append((s, value, x))
+    won, even = 1 / winners, 1 / len(live)
+    mean = total * even
+    rows: list[Sequence[float]] = [FOLDED_TERMS] * len(hands)
+    for s, value, x in live:
+        share = (won if value == best else 0.0) - even
         rows[s] = [pot * share, unit * (x - mean), pot * (x - mean)]
-    return f"{min(left)}{max(left)}", rows
+    return BADUGI_KEYS[low][high], rows
 
 
 @functools.cache
