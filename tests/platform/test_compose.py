@@ -95,6 +95,8 @@ def test_the_site_is_published_by_nginx_only() -> None:
     assert "COPY deploy/nginx.conf /etc/nginx/conf.d/default.conf" in dockerfile
     assert "COPY --from=app /app/var/static /srv/static" in dockerfile
     assert "server web:8000;" in (ROOT / "deploy" / "nginx.conf").read_text()
+    # the base image deleted the standard library's bytecode: bots would compile it at each start
+    assert "RUN python -m compileall -q -j 0 -x '/(test|tests|idle_test)/'" in dockerfile
 
 
 def test_web_and_worker_take_their_settings_from_the_shared_configuration() -> None:

@@ -18,7 +18,7 @@ import pytest
 import sandbox.bytecode as bytecode
 from sandbox import BotPackage, Limits, SandboxedAgent, SandboxUnavailable, load_bot
 from sandbox.compile import CompileLimits, run_tool
-from sandbox.runtimes import PYTHON_BOOT
+from sandbox.runtimes import COMMON_MODULES, PYTHON_BOOT, missing_standard_bytecode
 
 from .conftest import PRELUDE
 
@@ -180,3 +180,14 @@ def test_only_python_bots_get_bytecode(tmp_path: Path) -> None:
         assert not bytecode.with_bytecode(node_bot, tmp_path / "cache")
     assert not (tmp_path / "cache").exists()
     assert os.listdir(tmp_path) == ["bot.js"]
+
+
+def test_a_standard_library_without_bytecode_is_found(tmp_path: Path) -> None:
+    real = sys._base_executable  # type: ignore[attr-defined]
+    assert missing_standard_bytecode(real) == []  # this machine's interpreter has it
+    # the same interpreter looking for its bytecode where there is none, as in an official
+    # python Docker image (which deletes every .pyc of the standard library)
+    bare = tmp_path / "python-without-bytecode"
+    bare.write_text(f'#!/bin/sh\nexec {real} -X pycache_prefix={tmp_path / "none"} "$@"\n')
+    bare.chmod(0o755)
+    assert missing_standard_bytecode(str(bare)) == list(COMMON_MODULES)
