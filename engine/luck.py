@@ -169,8 +169,9 @@ def _linear_value(name: str, position: Position, hands: Sequence[Sequence[str]])
     terms = [_hand_terms(name, position, (s - position.anchor) % n, tuple(hand))
              for s, hand in enumerate(hands)]  # fmt: skip
     intercepts = _weight_blocks(name, position.key)[0]
-    return [intercepts[(s - position.anchor) % n] + sum(terms[(s + k) % n][k] for k in range(n))
-            for s in range(n)]  # fmt: skip
+    blocks = FEATURES[name].blocks(n)
+    return [intercepts[(s - position.anchor) % n]
+            + sum(terms[(s + k) % n][k] for k in range(blocks)) for s in range(n)]  # fmt: skip
 
 
 def _declaration_value(
@@ -207,15 +208,16 @@ def option_groups(options: Sequence[str]) -> list[list[str]]:
 
 @functools.lru_cache(maxsize=4096)
 def _hand_terms(name: str, position: Position, place: int, hand: tuple[str, ...]) -> list[float]:
-    """Per offset ``k``: what ``hand``, held by the seat ``place`` seats from the anchor, adds
-    to the value of the seat ``k`` seats before it (its features times that block of that
-    seat's role's weights). Cached: a deal's rotations value the same hands again."""
+    """Per offset ``k`` (a row's hand blocks, :meth:`GameFeatures.blocks`): what ``hand``,
+    held by the seat ``place`` seats from the anchor, adds to the value of the seat ``k`` seats
+    before it (its features times that block of that seat's role's weights). Cached: a deal's
+    rotations value the same hands again."""
     x = _hand_features(name, position, hand)
     blocks = _weight_blocks(name, position.key)[1]
     if len(x) != len(blocks[0][0]):  # map() below would drop the extra features silently
         raise ValueError(f"{WEIGHTS_FILE.name} was fitted on other {name} features: refit it")
     n = len(blocks)
-    return [sum(map(operator.mul, blocks[(place - k) % n][k], x)) for k in range(n)]
+    return [sum(map(operator.mul, blocks[(place - k) % n][k], x)) for k in range(len(blocks[0]))]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -229,10 +231,10 @@ def _weight_blocks(name: str, key: str) -> tuple[list[float], list[list[list[flo
     """The weights of ``name``'s position ``key``: the intercept per role, and per role and
     offset the block that multiplies the features of that offset's hand."""
     weights = fitted_weights()[name][key]
-    n = len(weights)
-    d = (len(weights[0]) - 1) // n
-    blocks = [[w[1 + k * d : 1 + (k + 1) * d] for k in range(n)] for w in weights]
-    return [w[0] for w in weights], blocks
+    blocks = FEATURES[name].blocks(len(weights))
+    d = (len(weights[0]) - 1) // blocks
+    split = [[w[1 + k * d : 1 + (k + 1) * d] for k in range(blocks)] for w in weights]
+    return [w[0] for w in weights], split
 
 
 def game_value(name: str, earlier: Sequence[Mapping[str, Any]] = ()) -> Value:

@@ -193,7 +193,9 @@ def barbu_hand(position: Position, hand: Sequence[str]) -> list[float]:
     """Under the declared contract ``position.key`` (the mean over its trump suits or Domino
     ranks in ``position.suit``): the heuristic's expected score for the hand, the trumps it
     holds (count, honours, ace, king) or its Domino cards (at the rank, and six or more ranks
-    from it: the last out); then :func:`_barbu_counts`."""
+    from it: the last out); then :func:`_barbu_counts`, and the square of the heuristic's
+    estimate over 10 (a seat's score grows faster than linearly in it: the best hand at a
+    contract takes the lion's share)."""
     model = _barbu_model(tuple(hand))
     name = position.key
     if name == "trumps":
@@ -202,24 +204,39 @@ def barbu_hand(position: Position, hand: Sequence[str]) -> list[float]:
         rows = [_domino_row(model, RANK_VALUES[rank]) for rank in position.suit]
     else:
         rows = [[model.expected(STANDARD_RULES[name])]]
-    return [*(sum(column) / len(rows) for column in zip(*rows, strict=True)), *_barbu_counts(model)]
+    own = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
+    return [*own, *_barbu_counts(model), own[0] * own[0] / 10]
 
 
 @functools.lru_cache(maxsize=64)
 def _barbu_counts(model: HandModel) -> tuple[float, ...]:
-    """What every contract counts: hearts, the king of hearts, queens, aces, high and low
-    cards, the longest suit and the voids (once per hand: every contract reads them)."""
+    """What every contract counts (once per hand: every contract reads them): hearts, the king
+    of hearts, queens, aces, high and low cards, the longest suit and the voids; then how the
+    hand can duck: its suits' lowest ranks summed (over 10), queens, kings and aces in suits of
+    one or two cards, hearts up to the six, the lowest heart (over 10; 1.5 without hearts), the
+    hearts below the king of hearts that guard it (up to three), cards from the queen up and
+    from the eight to the jack."""
     ranks = model.ranks
-    lengths = [len(model.suits[s]) for s in SUITS]
+    suits = model.suits
+    lengths = [len(suits[s]) for s in SUITS]
+    hearts = suits["h"]
+    guards = min(3, sum(1 for r in hearts if r < 13)) if 13 in hearts else 0
     return (
-        len(model.suits["h"]),
-        float(13 in model.suits["h"]),
+        len(hearts),
+        float(13 in hearts),
         ranks.count(12),
         ranks.count(14),
         sum(1 for r in ranks if r >= 10),
         sum(1 for r in ranks if r <= 5),
         max(lengths),
         lengths.count(0),
+        sum(suits[s][0] for s in SUITS if suits[s]) / 10,
+        sum(1 for s in SUITS if len(suits[s]) <= 2 for r in suits[s] if r >= 12),
+        sum(1 for r in hearts if r <= 6),
+        (hearts[0] if hearts else 15) / 10,
+        guards,
+        sum(1 for r in ranks if r >= 12),
+        sum(1 for r in ranks if 8 <= r <= 11),
     )
 
 
@@ -242,19 +259,27 @@ class GameFeatures:
     """A game's features: the position's known part (given the game's earlier deals as a
     replay records them: what spans deals) and a hand's numbers. A game whose position has
     ``options`` also says which option the declarer's hand picks (``choice``) and the position
-    after some options of one kind were declared (``declared``)."""
+    after some options of one kind were declared (``declared``). ``own_hand_only``: a seat's
+    value reads its own hand's features only (Barbu: the others' added under 0.01 of a seat's
+    score variance explained, at four times the cost)."""
 
     position: Callable[[State, Sequence[Mapping[str, Any]]], Position]
     hand: Callable[[Position, Sequence[str]], list[float]]
     choice: Callable[[Position, Sequence[str]], str] | None = None
     declared: Callable[[Position, Sequence[str]], Position] | None = None
+    own_hand_only: bool = False
+
+    def blocks(self, players: int) -> int:
+        """How many hands' features a seat's row holds (its own first)."""
+        return 1 if self.own_hand_only else players
 
 
 #: per game with a fitted value, its features
 FEATURES: Final[dict[str, GameFeatures]] = {
     "belote": GameFeatures(belote_position, belote_hand),
     "bauer": GameFeatures(bauer_position, bauer_hand),
-    "barbu": GameFeatures(barbu_position, barbu_hand, barbu_choice, barbu_declared),
+    "barbu": GameFeatures(barbu_position, barbu_hand, barbu_choice, barbu_declared,
+                          own_hand_only=True),  # fmt: skip
 }
 
 
@@ -263,10 +288,12 @@ def seat_rows(
 ) -> list[tuple[int, list[float]]]:
     """Per seat ``s``: its role (seats from the anchor) and its row of regressors, ``1`` then
     the features of the hands of seats ``s``, ``s + 1``, … (its own first, then the others in
-    playing order), the inputs of a fitted value."""
+    playing order; only its own with ``own_hand_only``), the inputs of a fitted value."""
     n = len(hands)
+    blocks = features.blocks(n)
     per_hand = [features.hand(position, hand) for hand in hands]
     return [
-        ((s - position.anchor) % n, [1.0, *(x for k in range(n) for x in per_hand[(s + k) % n])])
+        ((s - position.anchor) % n,
+         [1.0, *(x for k in range(blocks) for x in per_hand[(s + k) % n])])
         for s in range(n)
-    ]
+    ]  # fmt: skip
