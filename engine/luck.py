@@ -166,12 +166,16 @@ def _linear_value(name: str, position: Position, hands: Sequence[Sequence[str]])
     n = len(hands)
     if position.key not in fitted_weights()[name]:
         return [0.0] * n
-    terms = [_hand_terms(name, position, (s - position.anchor) % n, tuple(hand))
-             for s, hand in enumerate(hands)]  # fmt: skip
-    intercepts = _weight_blocks(name, position.key)[0]
-    blocks = FEATURES[name].blocks(n)
-    return [intercepts[(s - position.anchor) % n]
-            + sum(terms[(s + k) % n][k] for k in range(blocks)) for s in range(n)]  # fmt: skip
+    intercepts, weights = _weight_blocks(name, position.key)
+    roles = [(s - position.anchor) % n for s in range(n)]
+    if FEATURES[name].own_hand_only:  # one product per seat: nothing for a cache to share
+        return [intercepts[role] + sum(map(operator.mul, weights[role][0],
+                                           _hand_features(name, position, tuple(hand))))
+                for role, hand in zip(roles, hands, strict=True)]  # fmt: skip
+    terms = [_hand_terms(name, position, role, tuple(hand))
+             for role, hand in zip(roles, hands, strict=True)]  # fmt: skip
+    return [intercepts[roles[s]] + sum(terms[(s + k) % n][k] for k in range(n))
+            for s in range(n)]  # fmt: skip
 
 
 def _declaration_value(

@@ -278,8 +278,9 @@ class GameFeatures:
 FEATURES: Final[dict[str, GameFeatures]] = {
     "belote": GameFeatures(belote_position, belote_hand),
     "bauer": GameFeatures(bauer_position, bauer_hand),
-    "barbu": GameFeatures(barbu_position, barbu_hand, barbu_choice, barbu_declared,
-                          own_hand_only=True),  # fmt: skip
+    "barbu": GameFeatures(
+        barbu_position, barbu_hand, barbu_choice, barbu_declared, own_hand_only=True
+    ),
 }
 
 

@@ -10,6 +10,7 @@ while held). Deterministic: the seed is accepted for the factory signature only.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -175,11 +176,17 @@ def contract_baseline(name: str, low: int, rules: Mapping[str, ContractRules]) -
     num_tricks = 13 if low == 2 else 8
     if name == "trumps":
         return TRUMP_TRICK * num_tricks / 4
-    contract = rules[name]
+    return _trick_contract_total(rules[name], low) / 4
+
+
+@functools.lru_cache(maxsize=32)
+def _trick_contract_total(contract: ContractRules, low: int) -> float:
+    """What a trick contract hands out in a deal of the deck from ``low`` (its tricks and the
+    cards' values summed, once per contract and deck: the luck's value asks for every hand)."""
+    num_tricks = 13 if low == 2 else 8
     deck = DECK_32 if low == 7 else DECK_52
     total = contract.per_trick * num_tricks + contract.last + contract.second_last
-    total += sum(contract.card_values[c] for c in deck)
-    return total / 4
+    return float(total + sum(contract.card_values[c] for c in deck))
 
 
 def best_declaration(

@@ -389,3 +389,27 @@ def test_barbus_value_weighs_the_heuristics_pick_against_the_mean_of_the_options
             assert fitted_value(event.state, hands, earlier) == pytest.approx(expected)
         earlier.append(record.to_dict())
     assert len(earlier) == (28 if mode == "geronimo" else 4)
+
+
+def test_barbus_value_of_a_seat_reads_its_own_hand_only() -> None:
+    """Barbu's fitted value of a seat under a declared contract is its role's weights times its
+    own hand's features: swapping the other seats' hands leaves it, swapping its own moves it
+    (the weights hold one block of features per role, not four)."""
+    game = engine.load_game("barbu", mode="geronimo")
+    features = FEATURES["barbu"]
+    assert features.declared is not None and features.own_hand_only
+    state = engine.play_game(game, [engine.RandomAgent(s) for s in range(4)], 7).state
+    record = state.deals[0]
+    actions = [a for _, a in state.history[record.start : record.end]]
+    (event,) = chance_events(game, record.deck, record.dealer, actions)
+    hands = event.arrangements[0]
+    position = features.position(event.state, ())
+    for group in ([a for a in position.options if ":trumps:" in a], ["contract:no_hearts"]):
+        declared = features.declared(position, group)
+        weights = fitted_weights()["barbu"][declared.key]
+        assert len(weights[0]) == 1 + len(features.hand(declared, hands[0]))
+        value = linear_value("barbu", declared, hands)
+        others_swapped = linear_value("barbu", declared, [hands[0], hands[2], hands[1], hands[3]])
+        assert others_swapped[0] == pytest.approx(value[0])
+        assert others_swapped[3] == pytest.approx(value[3])
+        assert others_swapped[1] != pytest.approx(value[1])
