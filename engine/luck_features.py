@@ -144,16 +144,23 @@ def barbu_position(state: State, earlier: Sequence[Mapping[str, Any]]) -> Positi
         info = deal["info"]
         if info.get("declarer") != dealer:
             continue
-        options = tuple(contract_actions([c for c in contracts if c not in declared], low))
+        options = _options(tuple(c for c in contracts if c not in declared), low)
         if len(options) > 1:
             pick = _heuristic_pick(tuple(deal["hands"][dealer]), options, geronimo)
             agreed += pick == _declaration(info)
             chosen += 1
         if geronimo:
             declared.append(info["contract"])
-    options = tuple(contract_actions([c for c in contracts if c not in declared], low))
+    options = _options(tuple(c for c in contracts if c not in declared), low)
     return Position("geronimo" if geronimo else "deal", dealer, options=options,
                     agreed=(agreed, chosen))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _options(contracts: tuple[str, ...], low: int) -> tuple[str, ...]:
+    """The declaration actions of ``contracts`` (cached: every rearrangement of every deal asks
+    again for those of the dealer's earlier deals)."""
+    return tuple(contract_actions(contracts, low))
 
 
 def _declaration(info: Mapping[str, Any]) -> str:
