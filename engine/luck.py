@@ -33,12 +33,13 @@ deal. Belote, Bauer and Barbu: a linear function of cheap features of every hand
 (:mod:`engine.luck_features`), weights per role fitted offline by least squares to the deal
 scores of the reference bots (``benchmarks/fit_luck.py``, stored in ``engine/luck_weights.json``).
 Barbu's declarer picks the contract after seeing his hand, so its ``V`` is one such function per
-contract, weighed over the declarations he has left: the heuristic's pick against the mean over
-them, in proportions that follow how often he picked as the heuristic does in the game's earlier
-deals (:func:`fitted_value`; what happened before a deal cannot tell which rotation of its cards
-is the real one, so ``V`` may read it). Badugi: a fitted function of the pot, a showdown now and
-each hand's strength with the draws it has left (:func:`badugi_value`). Neither looks at the
-cards nobody has seen, so ``V`` cannot foresee a later draw.
+contract (of each seat's own hand only), weighed over the declarations he has left: the
+heuristic's pick against the mean over them, in proportions that follow how often he picked as
+the heuristic does in the game's earlier deals (:func:`fitted_value`; what happened before a
+deal cannot tell which rotation of its cards is the real one, so ``V`` may read it). Badugi: a
+fitted function of the pot, a showdown now and each hand's strength with the draws it has left
+(:func:`badugi_value`). Neither looks at the cards nobody has seen, so ``V`` cannot foresee a
+later draw.
 
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
