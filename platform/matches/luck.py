@@ -50,8 +50,8 @@ Z95 = 1.959964
 #: duplicate sets scored by corrected boards reach the right order in fewer deals than the
 #: duplicate sets (docs/ranking.md, "Luck on the ladder": Belote 0.92 and 0.98 of their deals;
 #: Bauer, every deal its own board shared by its corrected margin, 0.88 and 0.87). Barbu's
-#: corrected sets are its sets (the deal's luck cancels in a set), and Badugi's (0.66 and 0.52
-#: of its sets' deals, medians of 20 runs; per run sooner in 10 and 13 of 20, later in 8 and 6)
+#: corrected sets are its sets (the deal's luck cancels in a set), and Badugi's (0.70 and 0.52
+#: of its sets' deals, medians of 20 runs; per run sooner in 13 of 20, later in 7 and 6)
 #: awaits a firmer measure, and its sets are rated by their totals, not boards.
 CORRECTED_GAMES: Final = frozenset({"belote", "bauer"})
 
