@@ -104,8 +104,9 @@ def play(
         # every database read before the first bot starts: a bot never waits on the database
         for seat in seats:
             if seat is not None and seat.sha256 not in packages:
-                package = packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
-                with_bytecode(package, bytecode_cache())
+                packages[seat.sha256] = load_bot(package_path(seat.sha256, seat.filename))
+        for package in packages.values():  # after them: a first compile takes a moment
+            with_bytecode(package, bytecode_cache())
         pool = sandbox_pool()
         for index, seat in enumerate(seats):
             if seat is None:
