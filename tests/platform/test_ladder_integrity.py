@@ -366,8 +366,8 @@ def test_a_result_that_does_not_rederive_is_a_platform_error_never_rated(
     result = played.result
     if tamper == "score":
         result.scores[0] += 1
-    elif tamper == "place":
-        result.placings.reverse()
+    elif tamper == "place":  # not a reversal: a tied match's places would stay as they were
+        result.placings[0] = 2 if result.placings[0] == 1 else 1
     elif tamper == "action":  # another card played in the stored replay
         events = result.replay["games"][0]["deals"][0]["events"]
         event = next(e for e in events if len(e["action"]) == 2)
