@@ -170,8 +170,8 @@ def _linear_value(name: str, position: Position, hands: Sequence[Sequence[str]])
     intercepts, weights = _weight_blocks(name, position.key)
     roles = [(s - position.anchor) % n for s in range(n)]
     if FEATURES[name].own_hand_only:  # one product per seat: nothing for a cache to share
-        return [intercepts[role] + sum(map(operator.mul, weights[role][0],
-                                           _hand_features(name, position, tuple(hand))))
+        return [intercepts[role] + _dot(name, weights[role][0],
+                                        _hand_features(name, position, tuple(hand)))
                 for role, hand in zip(roles, hands, strict=True)]  # fmt: skip
     terms = [_hand_terms(name, position, role, tuple(hand))
              for role, hand in zip(roles, hands, strict=True)]  # fmt: skip
@@ -219,10 +219,17 @@ def _hand_terms(name: str, position: Position, place: int, hand: tuple[str, ...]
     rotations value the same hands again."""
     x = _hand_features(name, position, hand)
     blocks = _weight_blocks(name, position.key)[1]
-    if len(x) != len(blocks[0][0]):  # map() below would drop the extra features silently
-        raise ValueError(f"{WEIGHTS_FILE.name} was fitted on other {name} features: refit it")
     n = len(blocks)
-    return [sum(map(operator.mul, blocks[(place - k) % n][k], x)) for k in range(len(blocks[0]))]
+    return [_dot(name, blocks[(place - k) % n][k], x) for k in range(len(blocks[0]))]
+
+
+def _dot(name: str, weights: Sequence[float], features: Sequence[float]) -> float:
+    """``weights · features``, refusing weights fitted on another number of ``name``'s features
+    (``map`` would drop the extra ones silently)."""
+    if len(features) != len(weights):
+        raise ValueError(f"{WEIGHTS_FILE.name} was fitted on other {name} features: refit it")
+    total: float = sum(map(operator.mul, weights, features))
+    return total
 
 
 @functools.lru_cache(maxsize=1024)

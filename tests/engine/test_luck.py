@@ -4,17 +4,19 @@ average on every real game."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, ClassVar, cast
 
 import pytest
 
 import engine
-from engine import Agent, Game, State
+from engine import Agent, Game, State, luck
 from engine.cards import TEXT_OF, Card, cards
 from engine.frozen import FrozenList
 from engine.games.badugi_hands import BEST
@@ -413,3 +415,31 @@ def test_barbus_value_of_a_seat_reads_its_own_hand_only() -> None:
         assert others_swapped[0] == pytest.approx(value[0])
         assert others_swapped[3] == pytest.approx(value[3])
         assert others_swapped[1] != pytest.approx(value[1])
+
+
+@pytest.mark.parametrize("name", ["belote", "barbu"])
+def test_weights_fitted_on_other_features_are_refused(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A weights file fitted before a feature was added (every row one weight short) is refused
+    when a hand is valued, in the games whose seats read every hand (Belote) and their own only
+    (Barbu), never multiplied short."""
+    game = engine.load_game(name, **({"mode": "geronimo"} if name == "barbu" else {}))
+    result = engine.run_match(game, None, [engine.RandomAgent(s) for s in range(4)], 3)
+    document = json.loads(luck.WEIGHTS_FILE.read_text())
+    for rows in document["weights"][name].values():
+        for row in rows:
+            row.pop()
+    stale = tmp_path / "luck_weights.json"
+    stale.write_text(json.dumps(document))
+    caches = (fitted_weights, luck._weight_blocks, luck._hand_terms, luck._hand_features)
+    for cached in caches:
+        cached.cache_clear()
+    monkeypatch.setattr(luck, "WEIGHTS_FILE", stale)
+    try:
+        with pytest.raises(ValueError, match=f"fitted on other {name} features"):
+            replay_luck(result.replay)
+    finally:
+        monkeypatch.undo()
+        for cached in caches:
+            cached.cache_clear()
