@@ -38,8 +38,9 @@ heuristic's pick against the mean over them, in proportions that follow how ofte
 the heuristic does in the game's earlier deals (:func:`fitted_value`; what happened before a
 deal cannot tell which rotation of its cards is the real one, so ``V`` may read it). Badugi: a
 fitted function of the pot, a showdown now and each hand's strength with the draws it has left
-(:func:`badugi_value`). Neither looks at the cards nobody has seen, so ``V`` cannot foresee a
-later draw.
+(:func:`badugi_value`; reading both hands heads-up, the chance that one ends better than the
+other, was tried in its place and did not win: docs/ranking.md, "Luck-corrected scores").
+Neither looks at the cards nobody has seen, so ``V`` cannot foresee a later draw.
 
 :func:`deal_luck` computes one deal's luck per seat from its deck, dealer and actions (all in a
 stored replay, docs/replay-format.md); :func:`replay_luck` every deal of a replay,
