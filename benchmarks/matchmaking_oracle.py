@@ -1,7 +1,7 @@
 """The ladder's matchmaking against the oracle pairing, run by run (issue 34).
 
 Deals to the right order at 95 % on duplicate sets with ``benchmarks/ranking.py``'s own
-schedules (``matchmaking_chooser``, ``oracle_chooser``, ``run_schedule``) and seeds, without
+schedules (``ladder_chooser``, ``oracle_chooser``, ``run_schedule``) and seeds, without
 the full benchmark's random pairing, coverage and calibration: both schedules of a run share
 one pool, so the games they both seat are played once. Prints each run's deals and the medians
 with their ratio; ``--json`` keeps every run's deals (``--oracle-from`` reads the oracle's
@@ -27,14 +27,13 @@ import engine  # noqa: E402
 from benchmarks.ranking import (  # noqa: E402
     SETUPS_FULL,
     Pool,
-    matchmaking_chooser,
+    ladder_chooser,
     median_deals,
     oracle_chooser,
     run_schedule,
 )
 from benchmarks.reference_bots import FAMILIES, family  # noqa: E402
-
-CHOOSERS = {"matchmaking": matchmaking_chooser, "oracle": oracle_chooser}
+from tournaments.matchmaking import DEFAULT_QUEUE_DEPTH  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="runs 0 … N − 1 (default 20)")
     parser.add_argument("--oracle-from", type=Path, help="the oracle's deals from this --json")
     parser.add_argument("--json", type=Path, help="write every run's deals here")
+    parser.add_argument("--depth", type=int, default=DEFAULT_QUEUE_DEPTH,
+                        help="the ladder's queue depth (default: the platform's)")  # fmt: skip
+    parser.add_argument("--every", type=int, default=1,
+                        help="results between top-ups (0: when the queue is empty)")  # fmt: skip
     args = parser.parse_args(argv)
     setup = next((s for s in SETUPS_FULL if s.game == args.game and s.kind == args.family), None)
     if setup is None:
@@ -52,11 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     deals: dict[str, list[int | None]] = {"matchmaking": [], "oracle": []}
     for run in range(args.runs):
         pool = Pool(engine.load_game(setup.game, **setup.params), family(setup.kind))
-        for mode, chooser in CHOOSERS.items():
+        choosers = {"matchmaking": ladder_chooser(pool, run, args.depth, args.every or None),
+                    "oracle": oracle_chooser(pool, run)}  # fmt: skip
+        for mode, chooser in choosers.items():
             if mode == "oracle" and known is not None:
                 deals[mode].append(known[run])
                 continue
-            _, found = run_schedule(pool, setup, run, duplicate=True, choose=chooser(pool, run))
+            _, found = run_schedule(pool, setup, run, duplicate=True, choose=chooser)
             deals[mode].append(found)
         print(run, {mode: runs[-1] for mode, runs in deals.items()}, flush=True)
     medians = {mode: median_deals(runs) for mode, runs in deals.items()}

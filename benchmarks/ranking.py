@@ -82,7 +82,12 @@ from ratings.strength import (  # noqa: E402
     order_confidence,
     rank,
 )
-from tournaments.matchmaking import Candidate, plan_tables  # noqa: E402
+from tournaments.matchmaking import (  # noqa: E402
+    DEFAULT_QUEUE_DEPTH,
+    MAX_PENDING_PER_BOT,
+    Candidate,
+    top_up,
+)
 
 Table = tuple[int, ...]
 Result = list[Order]  # one match: one finishing order, or one (or two weighted) per board / deal
@@ -279,33 +284,41 @@ def uniform_chooser(pool: Pool, run: int) -> Callable[[Trace], Table]:
     return lambda _trace: rng.choice(tables)
 
 
-def matchmaking_chooser(pool: Pool, run: int, batch: int = 4) -> Callable[[Trace], Table]:
-    """The ladder's scheduler: plans ``batch`` matches at a time from the current fit, once the
-    last plan's are all played. Any bot may take all ``batch`` of them, where the ladder lets a
-    bot have ``MAX_PENDING_PER_BOT`` (two) pending and tops its queue up after every result:
-    with two per plan, three setups needed 1.05–1.28 times the deals (docs/ranking.md, Matchmaking
-    against an oracle pairing)."""
+def ladder_chooser(
+    pool: Pool, run: int, depth: int = DEFAULT_QUEUE_DEPTH, every: int | None = 1
+) -> Callable[[Trace], Table]:
+    """The ladder's scheduler, to the match (``tournaments.services.ladder_schedule``): a
+    queue of pending tables, topped up as the ladder tops it up (``tournaments.matchmaking.
+    top_up``: ``depth`` pending at most, ``MAX_PENDING_PER_BOT`` per bot, the queued pairs'
+    matches lowering their priority) once ``every`` results have come in since the last
+    top-up (None: only when the queue is empty), and when it is empty; its oldest table is
+    played next.
+
+    The model assumes the queued matches finish in queue order, one at a time. The platform's
+    workers (two processes in docker-compose) run the oldest queued matches side by side, so
+    a result can come in while an older match still runs (the fit then lacks one result it
+    would have here). Beat tops the queue up every 30 s: ``every`` = 1 is a ladder whose
+    matches take about as long as that, None one whose workers empty the queue between two
+    top-ups (the reference bots' matches take under a second)."""
     rng = random.Random(seed_of("matchmaking", run))
-    planned: list[Table] = []
+    bots = list(range(len(pool.bots)))
+    queue: list[Table] = []
+    topped = 0  # results in at the last top-up
 
     def choose(trace: Trace) -> Table:
-        if not planned:
-            bots = list(range(len(pool.bots)))
-            tables = [[b for b, _ in ranks_of(r[0])] for r in trace.results]
-            games = {b: sum(b in t for t in tables) for b in bots}
-            current = fit(choices_from_matches(trace.results, bots)) if trace.results else None
-            planned.extend(
-                tuple(sorted(t))
-                for t in plan_tables(
-                    candidates=[Candidate(b, games[b], batch) for b in bots],
-                    fit=current,
-                    pending={},  # the last plan's tables are all played
-                    table_size=pool.size,
-                    count=batch,
-                    rng=rng,
-                )  # fmt: skip
-            )
-        return planned.pop(0)
+        nonlocal topped
+        if queue and (every is None or len(trace.results) - topped < every):
+            return queue.pop(0)
+        topped = len(trace.results)
+        tables = [[b for b, _ in ranks_of(r[0])] for r in trace.results]
+        games = {b: sum(b in t for t in tables) for b in bots}
+        current = fit(choices_from_matches(trace.results, bots)) if trace.results else None
+        planned = top_up(
+            entrants=[Candidate(b, games[b], MAX_PENDING_PER_BOT) for b in bots],
+            queued=queue, fit=current, depth=depth, table_size=pool.size, rng=rng,
+        )  # fmt: skip
+        queue.extend(tuple(sorted(t)) for t in planned)
+        return queue.pop(0)
 
     return choose
 
@@ -395,17 +408,17 @@ SCHEDULES = {
     "plain": Schedule(False, uniform_chooser),
     "plain_by_deal": Schedule(False, uniform_chooser, by_deal=True),
     "duplicate": Schedule(True, uniform_chooser),
-    "matchmaking": Schedule(True, matchmaking_chooser),
-    "plain_matchmaking": Schedule(False, matchmaking_chooser),
+    "matchmaking": Schedule(True, ladder_chooser),
+    "plain_matchmaking": Schedule(False, ladder_chooser),
     "oracle": Schedule(True, oracle_chooser),
     "corrected": Schedule(False, uniform_chooser, corrected=True),
     "corrected_duplicate": Schedule(True, uniform_chooser, corrected=True),
     # Bauer's duplicate sets scored deal by deal inside the set (issue 34), not by boards
     "corrected_duplicate_by_deal": Schedule(True, uniform_chooser, by_deal=True, corrected=True),
-    "corrected_matchmaking": Schedule(False, matchmaking_chooser, corrected=True),
+    "corrected_matchmaking": Schedule(False, ladder_chooser, corrected=True),
     # what Bauer's ladder plays: duplicate sets with the matchmaking, every deal a board
     "corrected_duplicate_by_deal_matchmaking": Schedule(
-        True, matchmaking_chooser, by_deal=True, corrected=True
+        True, ladder_chooser, by_deal=True, corrected=True
     ),
 }
 

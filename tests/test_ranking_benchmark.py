@@ -5,7 +5,7 @@ luck-corrected matches take each deal's luck out of the raw scores."""
 import pytest
 
 import engine
-from benchmarks.ranking import Pool, Trace, neighbour_doubt, oracle_chooser
+from benchmarks.ranking import Pool, Trace, ladder_chooser, neighbour_doubt, oracle_chooser
 from benchmarks.reference_bots import family
 from engine.luck import state_luck
 
@@ -36,6 +36,28 @@ def test_the_oracle_seats_the_neighbours_the_verdict_doubts_most() -> None:
     tables = Pool(engine.load_game("barbu", mode="geronimo"), family("mix"))
     table = oracle_chooser(tables, 0)(Trace(results=ladder()))
     assert len(table) == 4 and {1, 2} <= set(table)
+
+
+def test_the_ladders_queue_plays_its_oldest_table_and_tops_up_within_the_back_pressure() -> None:
+    """Five heads-up bots and a queue of eight: two pending matches per bot allow five tables,
+    each bot in two; once a table is played only its two bots may join the next, so a queue
+    topped up after every result keeps its first five pairs, whatever the fit says (docs/
+    ranking.md, Matchmaking against an oracle pairing). Emptied before a top-up, it is planned
+    afresh: five tables again, each bot in two."""
+    heads_up = Pool(engine.load_game("bauer"), family("mix"))
+    results = ladder() * 2
+
+    def tables(depth: int, every: int | None) -> list[tuple[int, ...]]:
+        choose = ladder_chooser(heads_up, 0, depth=depth, every=every)
+        return [choose(Trace(results=results[:k])) for k in range(15)]
+
+    locked = tables(8, 1)
+    assert sorted(b for t in locked[:5] for b in t) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert locked[5:] == locked[:5] * 2
+    drained = tables(8, None)
+    assert drained[:5] == locked[:5]
+    for plan in (drained[5:10], drained[10:]):
+        assert sorted(b for t in plan for b in t) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
 
 
 def test_the_deals_luck_cancels_in_a_duplicate_set() -> None:

@@ -27,15 +27,19 @@ its first games at once and its table still serves the neighbours in doubt.
 No table seats two entrants of one author (Halite's rule: a bot could lose on purpose to its
 sibling, or soft-play a table to its sibling's profit); candidates without an author (the
 house's reference bots) are exempt.
+
+The ladder keeps a queue of pending matches (:func:`top_up`): up to ``queue depth`` of them, at
+most :data:`MAX_PENDING_PER_BOT` per bot, so a slow bot cannot fill the queue.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +49,11 @@ from scipy.special import erfc
 from ratings.strength import DEFAULT_ALPHA, ELO_PER_NATURAL, Fit
 
 NEW_VERSION_GAMES = 5
+#: ladder back-pressure: a bot's pending matches at most (a slow bot cannot fill the queue)
+MAX_PENDING_PER_BOT = 2
+#: the ladder's pending matches at most, unless the deployment says otherwise
+#: (``ARENA_LADDER_QUEUE_DEPTH``)
+DEFAULT_QUEUE_DEPTH = 8
 #: up to this many possible tables, every one is scored; beyond, tables grow from the best pair
 MAX_TABLES_SCORED = 5_000
 #: draws from the fit's posterior that estimate which pairs are neighbours in the true order
@@ -73,7 +82,7 @@ def pair_key(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
-def meetings_of(tables: Sequence[Sequence[int]]) -> Counter[tuple[int, int]]:
+def meetings_of(tables: Sequence[Collection[int]]) -> Counter[tuple[int, int]]:
     """How often each pair of entrants met among ``tables``."""
     met: Counter[tuple[int, int]] = Counter()
     for table in tables:
@@ -92,6 +101,29 @@ def order_uncertainty(fit: Fit[int] | None, a: int, b: int) -> float:
         return 0.5
     z = abs(float(fit.theta[i] - fit.theta[j])) / sd
     return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def top_up(
+    *,
+    entrants: Sequence[Candidate],
+    queued: Sequence[Collection[int]],
+    fit: Fit[int] | None,
+    depth: int,
+    table_size: int,
+    rng: random.Random,
+) -> list[list[int]]:
+    """The tables that top the ladder's queue up to ``depth`` pending matches, ``queued``
+    (each its entrants). An entrant's ``capacity`` here is the most pending matches it may
+    have (:data:`MAX_PENDING_PER_BOT` on the ladder): its queued ones take from it, and a
+    queued pair's matches lower its priority (:func:`discounted`)."""
+    free = depth - len(queued)
+    if free <= 0:
+        return []
+    busy = Counter(bot for table in queued for bot in set(table))
+    candidates = [dataclasses.replace(c, capacity=c.capacity - busy[c.bot])
+                  for c in entrants if busy[c.bot] < c.capacity]  # fmt: skip
+    return plan_tables(candidates=candidates, fit=fit, pending=meetings_of(queued),
+                       table_size=table_size, count=free, rng=rng)  # fmt: skip
 
 
 def plan_tables(
@@ -180,9 +212,9 @@ def discounted(doubt: NDArray[np.float64], pending: NDArray[np.float64]) -> NDAr
 
     A planned match leaves the pair in doubt until its result is in, so it should not take
     the pair's whole claim; but dividing by ``1 + pending`` (before issue 34) spread the
-    matches planned in one call over too many pairs: the benchmark's ladder plans four at a
-    time, and planning them one at a time (which a ladder cannot) needed 9 % fewer deals in
-    Badugi's passive variants. Of the powers of ``1 + pending`` measured (0, ¼, ½, ¾, 1; see
+    matches planned in one call over too many pairs: the benchmark's model of the ladder then
+    planned four at a time, and planning them one at a time needed 9 % fewer deals in Badugi's
+    passive variants. Of the powers of ``1 + pending`` measured (0, ¼, ½, ¾, 1; see
     docs/ranking.md), ½ needed the fewest deals."""
     return np.asarray(doubt / np.sqrt(1.0 + pending), dtype=np.float64)
 

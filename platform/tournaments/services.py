@@ -34,12 +34,11 @@ from ratings.models import Ladder, Rating
 from ratings.policy import rating_ladder
 from ratings.selectors import ladder_fit_current
 from ratings.services import ladders_ensure
-from tournaments.matchmaking import Candidate, meetings_of, plan_tables
+from tournaments.matchmaking import MAX_PENDING_PER_BOT, Candidate, top_up
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
 
 MAX_ROUNDS = 100
-MAX_PENDING_PER_BOT = 2  # ladder back-pressure: a slow bot cannot fill the queue
 
 
 def tournament_create(
@@ -237,21 +236,16 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     versions' first games, then the pairs whose order the strength fit is least sure of."""
     rng = rng or random.Random()
     pending = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED)
-    free = settings.ARENA_LADDER_QUEUE_DEPTH - pending.count()
-    if free <= 0:
+    if pending.count() >= settings.ARENA_LADDER_QUEUE_DEPTH:
         return []
     queued: defaultdict[int, set[int]] = defaultdict(set)  # pending match -> its bots
     for match_id, bot in MatchSeat.objects.filter(match__in=pending).values_list(
         "match_id", "bot_id"
     ):
         queued[match_id].add(bot)
-    busy = Counter(bot for table in queued.values() for bot in table)
-    bots = [
-        b for b in Bot.objects.filter(
-            game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
-        ).select_related("current_version", "owner")
-        if busy[b.pk] < MAX_PENDING_PER_BOT
-    ]  # fmt: skip
+    bots = list(Bot.objects.filter(
+        game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
+    ).select_related("current_version", "owner"))  # fmt: skip
     size = formats.entrants_per_match(formats.load(ladder.game, ladder.params))
     ratings = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder)}
 
@@ -259,15 +253,10 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
         row = ratings.get(bot.pk)
         return row.version_games if row and row.version_id == bot.current_version_id else 0
 
-    recent = ladder_fit_current(game=ladder.game)
-    # queued matches lower their pairs' priority, so a pair is not queued again and again
-    # before its first results are in (finished ones are in the fit already)
-    waiting = meetings_of([list(table) for table in queued.values()])
-    tables = plan_tables(
-        candidates=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT - busy[b.pk], _author(b))
-                    for b in bots],  # fmt: skip
-        fit=recent.fit, pending=waiting,
-        table_size=size, count=free, rng=rng,
+    tables = top_up(
+        entrants=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT, _author(b)) for b in bots],
+        queued=list(queued.values()), fit=ladder_fit_current(game=ladder.game).fit,
+        depth=settings.ARENA_LADDER_QUEUE_DEPTH, table_size=size, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}
     specs = [MatchSpec(entrants=[_current(by_id[pk]) for pk in table]) for table in tables]

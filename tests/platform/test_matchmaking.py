@@ -203,6 +203,19 @@ def test_a_ladder_of_a_thousand_bots_grows_tables_from_its_most_uncertain_pair()
     assert sorted(tables[0]) in ([500, 502], [501, 502])
 
 
+def test_the_queue_is_topped_up_to_its_depth_within_each_bots_pending_limit() -> None:
+    entrants = settled(0, 1, 2, 3, 4, capacity=matchmaking.MAX_PENDING_PER_BOT)
+    queued = [{0, 1}, {0, 2}]  # 0 has its two pending matches: it waits
+    for seed in range(5):
+        tables = matchmaking.top_up(entrants=entrants, queued=queued, fit=flat_fit(5), depth=4,
+                                    table_size=2, rng=random.Random(seed))  # fmt: skip
+        assert len(tables) == 2 and all(0 not in t for t in tables)
+        joined = Counter(b for t in [*queued, *tables] for b in t)
+        assert max(joined.values()) == matchmaking.MAX_PENDING_PER_BOT
+    assert matchmaking.top_up(entrants=entrants, queued=queued, fit=None, depth=2,
+                              table_size=2, rng=random.Random(0)) == []  # fmt: skip
+
+
 def test_a_table_size_below_two_is_refused() -> None:
     with pytest.raises(ValueError, match="at least two"):
         plan_tables(candidates=settled(1, 2), fit=None, pending={}, table_size=1, count=1,
