@@ -33,7 +33,7 @@ from benchmarks.ranking import (  # noqa: E402
     run_schedule,
 )
 from benchmarks.reference_bots import FAMILIES, family  # noqa: E402
-from tournaments.matchmaking import DEFAULT_QUEUE_DEPTH  # noqa: E402
+from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,12 +82,8 @@ from ratings.strength import (  # noqa: E402
     order_confidence,
     rank,
 )
-from tournaments.matchmaking import (  # noqa: E402
-    DEFAULT_QUEUE_DEPTH,
-    MAX_PENDING_PER_BOT,
-    Candidate,
-    top_up,
-)
+from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH, MAX_PENDING_PER_BOT  # noqa: E402
+from tournaments.matchmaking import Candidate, top_up  # noqa: E402
 
 Table = tuple[int, ...]
 Result = list[Order]  # one match: one finishing order, or one (or two weighted) per board / deal

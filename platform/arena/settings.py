@@ -23,7 +23,7 @@ from arena.env import (
     read_proxies,
     read_str,
 )
-from tournaments.matchmaking import DEFAULT_QUEUE_DEPTH
+from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH
 
 django_stubs_ext.monkeypatch()  # lets generic classes such as ModelAdmin[Model] be subscripted
 

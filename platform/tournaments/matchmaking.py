@@ -29,7 +29,8 @@ sibling, or soft-play a table to its sibling's profit); candidates without an au
 house's reference bots) are exempt.
 
 The ladder keeps a queue of pending matches (:func:`top_up`): up to ``queue depth`` of them, at
-most :data:`MAX_PENDING_PER_BOT` per bot, so a slow bot cannot fill the queue.
+most ``MAX_PENDING_PER_BOT`` per bot (both in :mod:`tournaments.ladder_limits`), so a slow bot
+cannot fill the queue.
 """
 
 from __future__ import annotations
@@ -49,11 +50,6 @@ from scipy.special import erfc
 from ratings.strength import DEFAULT_ALPHA, ELO_PER_NATURAL, Fit
 
 NEW_VERSION_GAMES = 5
-#: ladder back-pressure: a bot's pending matches at most (a slow bot cannot fill the queue)
-MAX_PENDING_PER_BOT = 2
-#: the ladder's pending matches at most, unless the deployment says otherwise
-#: (``ARENA_LADDER_QUEUE_DEPTH``)
-DEFAULT_QUEUE_DEPTH = 8
 #: up to this many possible tables, every one is scored; beyond, tables grow from the best pair
 MAX_TABLES_SCORED = 5_000
 #: draws from the fit's posterior that estimate which pairs are neighbours in the true order
@@ -114,7 +110,7 @@ def top_up(
 ) -> list[list[int]]:
     """The tables that top the ladder's queue up to ``depth`` pending matches, ``queued``
     (each its entrants). An entrant's ``capacity`` here is the most pending matches it may
-    have (:data:`MAX_PENDING_PER_BOT` on the ladder): its queued ones take from it, and a
+    have (``MAX_PENDING_PER_BOT`` on the ladder): its queued ones take from it, and a
     queued pair's matches lower its priority (:func:`discounted`)."""
     free = depth - len(queued)
     if free <= 0:

@@ -34,7 +34,8 @@ from ratings.models import Ladder, Rating
 from ratings.policy import rating_ladder
 from ratings.selectors import ladder_fit_current
 from ratings.services import ladders_ensure
-from tournaments.matchmaking import MAX_PENDING_PER_BOT, Candidate, top_up
+from tournaments.ladder_limits import MAX_PENDING_PER_BOT
+from tournaments.matchmaking import Candidate, top_up
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
 

@@ -19,6 +19,7 @@ from ratings.services import ladder_apply_ratings, ladder_for_game
 from ratings.strength import ELO_PER_NATURAL, Fit, choices_from_rankings, fit
 from tests.platform.factories import active_bot, finished_match
 from tournaments import matchmaking
+from tournaments.ladder_limits import MAX_PENDING_PER_BOT
 from tournaments.matchmaking import (
     NEW_VERSION_GAMES,
     Candidate,
@@ -204,14 +205,14 @@ def test_a_ladder_of_a_thousand_bots_grows_tables_from_its_most_uncertain_pair()
 
 
 def test_the_queue_is_topped_up_to_its_depth_within_each_bots_pending_limit() -> None:
-    entrants = settled(0, 1, 2, 3, 4, capacity=matchmaking.MAX_PENDING_PER_BOT)
+    entrants = settled(0, 1, 2, 3, 4, capacity=MAX_PENDING_PER_BOT)
     queued = [{0, 1}, {0, 2}]  # 0 has its two pending matches: it waits
     for seed in range(5):
         tables = matchmaking.top_up(entrants=entrants, queued=queued, fit=flat_fit(5), depth=4,
                                     table_size=2, rng=random.Random(seed))  # fmt: skip
         assert len(tables) == 2 and all(0 not in t for t in tables)
         joined = Counter(b for t in [*queued, *tables] for b in t)
-        assert max(joined.values()) == matchmaking.MAX_PENDING_PER_BOT
+        assert max(joined.values()) == MAX_PENDING_PER_BOT
     assert matchmaking.top_up(entrants=entrants, queued=queued, fit=None, depth=2,
                               table_size=2, rng=random.Random(0)) == []  # fmt: skip
 
