@@ -280,9 +280,10 @@ def ladder_fit(*, game: str) -> LadderFit:
 
 
 def ladder_fit_current(*, game: str) -> LadderFit:
-    """:func:`ladder_fit` as of a recent ladder result (see :func:`_per_result`): a top-up runs
-    after every finished match, and reading and fitting 20,000 matches of 1,000 bots takes
-    seconds (issue 35), so top-ups between two refreshes pair by the same fit."""
+    """:func:`ladder_fit` as of a recent ladder result (see :func:`_per_result`): reading and
+    fitting 20,000 matches of 1,000 bots takes seconds (issue 35), so the top-ups (beat's, every
+    30 s) between two refreshes pair by the same fit, which may not hold the latest results
+    yet (docs/ranking.md, "The ladder as it schedules")."""
     return _per_result("schedule", game, lambda: ladder_fit(game=game))
 
 
