@@ -45,8 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every run's deals here")
     parser.add_argument("--depth", type=int, default=DEFAULT_QUEUE_DEPTH,
                         help="the ladder's queue depth (default: the platform's)")  # fmt: skip
-    parser.add_argument("--every", type=int, default=1,
-                        help="results between top-ups (0: when the queue is empty)")  # fmt: skip
+    parser.add_argument("--every", type=int, default=0,
+                        help="results between top-ups (0, the default: when the queue is "
+                             "empty, as beat finds it with the reference bots)")  # fmt: skip
     args = parser.parse_args(argv)
     setup = next((s for s in SETUPS_FULL if s.game == args.game and s.kind == args.family), None)
     if setup is None:

@@ -281,7 +281,7 @@ def uniform_chooser(pool: Pool, run: int) -> Callable[[Trace], Table]:
 
 
 def ladder_chooser(
-    pool: Pool, run: int, depth: int = DEFAULT_QUEUE_DEPTH, every: int | None = 1
+    pool: Pool, run: int, depth: int = DEFAULT_QUEUE_DEPTH, every: int | None = None
 ) -> Callable[[Trace], Table]:
     """The ladder's scheduler, to the match (``tournaments.services.ladder_schedule``): a
     queue of pending tables, topped up as the ladder tops it up (``tournaments.matchmaking.
@@ -294,8 +294,8 @@ def ladder_chooser(
     workers (two processes in docker-compose) run the oldest queued matches side by side, so
     a result can come in while an older match still runs (the fit then lacks one result it
     would have here). Beat tops the queue up every 30 s: ``every`` = 1 is a ladder whose
-    matches take about as long as that, None one whose workers empty the queue between two
-    top-ups (the reference bots' matches take under a second)."""
+    matches take about as long as that, None (the default) one whose workers empty the queue
+    between two top-ups, as the reference bots' matches (under a second) do."""
     rng = random.Random(seed_of("matchmaking", run))
     bots = list(range(len(pool.bots)))
     queue: list[Table] = []
