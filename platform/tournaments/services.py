@@ -237,13 +237,13 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     versions' first games, then the pairs whose order the strength fit is least sure of."""
     rng = rng or random.Random()
     pending = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED)
-    if pending.count() >= settings.ARENA_LADDER_QUEUE_DEPTH:
-        return []
     queued: defaultdict[int, set[int]] = defaultdict(set)  # pending match -> its bots
     for match_id, bot in MatchSeat.objects.filter(match__in=pending).values_list(
         "match_id", "bot_id"
     ):
         queued[match_id].add(bot)
+    if len(queued) >= settings.ARENA_LADDER_QUEUE_DEPTH:  # full: nothing more to read
+        return []
     bots = list(Bot.objects.filter(
         game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
     ).select_related("current_version", "owner"))  # fmt: skip
