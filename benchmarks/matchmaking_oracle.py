@@ -25,6 +25,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 import engine  # noqa: E402
 from benchmarks.ranking import (  # noqa: E402
+    MODEL_MATCH_SLOTS,
     SETUPS_FULL,
     Pool,
     ladder_chooser,
@@ -33,7 +34,6 @@ from benchmarks.ranking import (  # noqa: E402
     run_schedule,
 )
 from benchmarks.reference_bots import FAMILIES, family  # noqa: E402
-from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH  # noqa: E402
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,11 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20, help="runs 0 … N − 1 (default 20)")
     parser.add_argument("--oracle-from", type=Path, help="the oracle's deals from this --json")
     parser.add_argument("--json", type=Path, help="write every run's deals here")
-    parser.add_argument("--depth", type=int, default=DEFAULT_QUEUE_DEPTH,
-                        help="the ladder's queue depth (default: the platform's)")  # fmt: skip
-    parser.add_argument("--every", type=int, default=0,
-                        help="results between top-ups (0, the default: when the queue is "
-                             "empty, as beat finds it with the reference bots)")  # fmt: skip
+    parser.add_argument("--depth", type=int, default=MODEL_MATCH_SLOTS,
+                        help="the ladder's queue depth (default: docker-compose's worker's "
+                             "match slots, which the platform's depth follows)")  # fmt: skip
+    parser.add_argument("--every", type=int, default=1,
+                        help="results between top-ups (1, the default: after each, as the "
+                             "platform does; 0: when the queue is empty)")  # fmt: skip
     args = parser.parse_args(argv)
     setup = next((s for s in SETUPS_FULL if s.game == args.game and s.kind == args.family), None)
     if setup is None:

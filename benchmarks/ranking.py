@@ -82,7 +82,7 @@ from ratings.strength import (  # noqa: E402
     order_confidence,
     rank,
 )
-from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH, MAX_PENDING_PER_BOT  # noqa: E402
+from tournaments.ladder_limits import MAX_PENDING_PER_BOT  # noqa: E402
 from tournaments.matchmaking import Candidate, top_up  # noqa: E402
 
 Table = tuple[int, ...]
@@ -280,8 +280,13 @@ def uniform_chooser(pool: Pool, run: int) -> Callable[[Trace], Table]:
     return lambda _trace: rng.choice(tables)
 
 
+#: the match slots of docker-compose's worker (``ARENA_WORKER_CONCURRENCY``'s default), which
+#: the ladder's queue depth follows (``tournaments.services.ladder_queue_depth``)
+MODEL_MATCH_SLOTS = 2
+
+
 def ladder_chooser(
-    pool: Pool, run: int, depth: int = DEFAULT_QUEUE_DEPTH, every: int | None = None
+    pool: Pool, run: int, depth: int = MODEL_MATCH_SLOTS, every: int | None = 1
 ) -> Callable[[Trace], Table]:
     """The ladder's scheduler, to the match (``tournaments.services.ladder_schedule``): a
     queue of pending tables, topped up as the ladder tops it up (``tournaments.matchmaking.
@@ -290,12 +295,12 @@ def ladder_chooser(
     top-up (None: only when the queue is empty), and when it is empty; its oldest table is
     played next.
 
-    The model assumes the queued matches finish in queue order, one at a time. The platform's
-    workers (two processes in docker-compose) run the oldest queued matches side by side, so
-    a result can come in while an older match still runs (the fit then lacks one result it
-    would have here). Beat tops the queue up every 30 s: ``every`` = 1 is a ladder whose
-    matches take about as long as that, None (the default) one whose workers empty the queue
-    between two top-ups, as the reference bots' matches (under a second) do."""
+    The defaults are the platform's: a queue as deep as the live workers' match slots (two),
+    topped up after each result (``ladder_top_up_soon``). The model plays one match at a time
+    in queue order, so a table is planned while the one before it still "runs", as on two
+    workers; there a result can also come in while an older match still runs (the fit then
+    lacks one result it would have here). ``every`` = None with a depth of 8 is the ladder as it
+    was before: topped up by beat every 30 s, its queue emptied in between by fast matches."""
     rng = random.Random(seed_of("matchmaking", run))
     bots = list(range(len(pool.bots)))
     queue: list[Table] = []

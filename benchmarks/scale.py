@@ -135,7 +135,11 @@ from ratings.selectors import (  # noqa: E402
 )
 from ratings.services import _rated, ladder_recompute, ladders_ensure  # noqa: E402
 from tournaments.models import Tournament  # noqa: E402
-from tournaments.services import ladder_schedule, tournament_create  # noqa: E402
+from tournaments.services import (  # noqa: E402
+    ladder_queue_depth,
+    ladder_schedule,
+    tournament_create,
+)
 
 _R = TypeVar("_R")
 GAMES = sorted(engine.available_games())
@@ -600,7 +604,7 @@ def measure_ladder(game: str, ladder: Ladder) -> dict[str, Any]:
         assert len(created) == depth, (game, len(created))
         Match.objects.filter(pk__in=[m.pk for m in created]).delete()
 
-    depth = settings.ARENA_LADDER_QUEUE_DEPTH
+    depth = ladder_queue_depth()  # no worker beats here: the default depth
     top_up("top-up first", depth)
     top_up("top-up", depth)
     top_up("top-up 64", 64)

@@ -158,8 +158,18 @@ def _start_heartbeat(sender: Any, **kwargs: Any) -> None:
     from matches.heartbeats import heartbeat_start  # Django is set up by now
     from matches.reaper import reaper_start
 
-    heartbeat_start(hostname=sender.hostname)
+    heartbeat_start(hostname=sender.hostname, match_slots=_match_slots(sender))
     reaper_start()
+
+
+def _match_slots(worker: Any) -> int:
+    """The rated matches ``worker`` (a ``WorkController`` at ``worker_init``, before its pool
+    exists) plays at once: its processes if it serves the rated queue (a solo pool: one), else
+    0 (a worker kept for the figures, ``-Q ratings``)."""
+    if queue_name("rated") not in worker.app.amqp.queues.consume_from:
+        return 0
+    pool = worker.pool_cls if isinstance(worker.pool_cls, str) else worker.pool_cls.__module__
+    return 1 if "solo" in pool else int(worker.concurrency)
 
 
 @signals.worker_shutdown.connect

@@ -23,7 +23,6 @@ from arena.env import (
     read_proxies,
     read_str,
 )
-from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH
 
 django_stubs_ext.monkeypatch()  # lets generic classes such as ModelAdmin[Model] be subscripted
 
@@ -216,8 +215,9 @@ ARENA_TRUSTED_BOTS = read_bool(env, "ARENA_TRUSTED_BOTS", default=False)
 # Sandboxes a worker process keeps prepared for its next match (sandbox.pool); 0: none (the
 # default: on a host whose cores the workers keep busy, preparing costs more CPU than it saves)
 ARENA_PREPARED_SANDBOXES = read_int(env, "ARENA_PREPARED_SANDBOXES", default=0, minimum=0)
-ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=DEFAULT_QUEUE_DEPTH,
-                                    minimum=0)  # fmt: skip
+# Ladder matches each ladder keeps queued or running; 0 (the default): as many as the live
+# workers play at once (tournaments.services.ladder_queue_depth)
+ARENA_LADDER_QUEUE_DEPTH = read_int(env, "ARENA_LADDER_QUEUE_DEPTH", default=0, minimum=0)
 ARENA_MATCH_MAX_ATTEMPTS = read_int(env, "ARENA_MATCH_MAX_ATTEMPTS", default=3, minimum=1)
 # A match queued this long is sent to the workers again (its message may have been lost); a
 # message that was not lost only costs a claim that changes nothing. The backstop: a broker that

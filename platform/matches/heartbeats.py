@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.db.models.functions import Now
 
 from matches.models import WorkerHeartbeat
@@ -49,23 +49,25 @@ def worker_name(hostname: str) -> str:
     return _name or hostname
 
 
-def heartbeat_start(*, hostname: str) -> str:
+def heartbeat_start(*, hostname: str, match_slots: int) -> str:
     """Called once as a worker starts, before its pool forks: name this start of the worker
     (the host name and a random part, so a restarted worker with the same host name is another
-    worker) and beat from a daemon thread until the process ends. The name."""
+    worker) and beat from a daemon thread until the process ends, with ``match_slots``, the
+    rated matches it can play at once (its processes if it serves the rated queue, else 0).
+    The name."""
     global _name
     _name = f"{hostname} {uuid.uuid4().hex[:8]}"
     threading.Thread(
-        target=_beat_forever, args=(_name,), name="arena-heartbeat", daemon=True
+        target=_beat_forever, args=(_name, match_slots), name="arena-heartbeat", daemon=True
     ).start()
     return _name
 
 
-def _beat_forever(name: str) -> None:
+def _beat_forever(name: str, match_slots: int) -> None:
     pause = threading.Event()  # never set: the thread ends with the process
     while True:
         try:
-            worker_beat(name=name)
+            worker_beat(name=name, match_slots=match_slots)
             period_s = float(settings.ARENA_WORKER_HEARTBEAT_S)
         except Exception:  # the database away: the thread must outlive it
             logger.warning("heartbeat of %s not recorded; retrying", name, exc_info=True)
@@ -75,10 +77,18 @@ def _beat_forever(name: str) -> None:
         pause.wait(period_s)
 
 
-def worker_beat(*, name: str) -> None:
+def worker_beat(*, name: str, match_slots: int = 0) -> None:
     """Record that the worker ``name`` is alive, in the database's clock."""
     if not WorkerHeartbeat.objects.filter(name=name).update(beat_at=Now()):
-        WorkerHeartbeat.objects.create(name=name, beat_at=Now())
+        WorkerHeartbeat.objects.create(name=name, beat_at=Now(), match_slots=match_slots)
+
+
+def live_match_slots() -> int:
+    """The rated matches the live workers (beating within ``ARENA_WORKER_LOST_S``) can play at
+    once: the sum of their ``match_slots``."""
+    since = Now() - timedelta(seconds=settings.ARENA_WORKER_LOST_S)
+    live = WorkerHeartbeat.objects.filter(beat_at__gte=since)
+    return int(live.aggregate(slots=Sum("match_slots"))["slots"] or 0)
 
 
 def workers_lost() -> dict[str, datetime]:

@@ -208,11 +208,14 @@ class WorkerHeartbeat(models.Model):
     database's clock, so workers on other hosts compare fairly). ``name`` is unique per start of
     a worker (host name and a random part): a restarted worker, even with the same host name,
     is another row, so its predecessor's claims still look lost. A match or validation records
-    this name in ``worker`` when it is claimed (``matches.heartbeats``)."""
+    this name in ``worker`` when it is claimed (``matches.heartbeats``). ``match_slots``: the
+    rated matches it plays at once (its processes, if it serves the rated queue), which the
+    ladders' queues follow (``tournaments.services.ladder_queue_depth``)."""
 
     name = models.CharField(max_length=255, unique=True)
     started_at = models.DateTimeField(auto_now_add=True)
     beat_at = models.DateTimeField(db_index=True)
+    match_slots = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return self.name

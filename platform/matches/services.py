@@ -43,7 +43,14 @@ from matches.execution import (
 )
 from matches.heartbeats import workers_lost
 from matches.luck import luck_at_record
-from matches.models import MATCH_TRANSITIONS, Match, MatchReplay, MatchSeat, MatchStatus
+from matches.models import (
+    MATCH_TRANSITIONS,
+    Match,
+    MatchOrigin,
+    MatchReplay,
+    MatchSeat,
+    MatchStatus,
+)
 from matches.progress import MatchProgress
 from matches.seeds import new_seed
 
@@ -224,7 +231,7 @@ def match_record_result(
     match's luck and those boards too, computed from the audited replay
     (``Match.corrected_boards``)."""
     from ratings.services import ladder_rate_soon
-    from tournaments.services import tournament_match_recorded
+    from tournaments.services import ladder_top_up_soon, tournament_match_recorded
 
     result = played.result
     replay = json.dumps(result.replay, separators=(",", ":")).encode()
@@ -264,6 +271,8 @@ def match_record_result(
             tournament_match_recorded(tournament_id=match.tournament_id)
         if match.ladder_id is not None:
             ladder_rate_soon(ladder_id=match.ladder_id)
+            if match.origin == MatchOrigin.LADDER:
+                ladder_top_up_soon(ladder_id=match.ladder_id)
     return True
 
 
@@ -287,7 +296,7 @@ def match_record_error(
 ) -> bool:
     """A platform failure: the match ends in ``error``, charged to no bot and never rated.
     ``replay``: what was played, kept for the operator (the site shows no replay of it)."""
-    from tournaments.services import tournament_match_recorded
+    from tournaments.services import ladder_top_up_soon, tournament_match_recorded
 
     with transaction.atomic():
         recorded = match_transition(
@@ -299,9 +308,13 @@ def match_record_error(
                 match_id=match_id, defaults={"data": zlib.compress(replay, 1), "size": len(replay)}
             )
         if recorded:
-            tournament_id = Match.objects.values_list("tournament_id", flat=True).get(pk=match_id)
+            tournament_id, origin, ladder_id = Match.objects.values_list(
+                "tournament_id", "origin", "ladder_id"
+            ).get(pk=match_id)
             if tournament_id is not None:
                 tournament_match_recorded(tournament_id=tournament_id)
+            if origin == MatchOrigin.LADDER and ladder_id is not None:
+                ladder_top_up_soon(ladder_id=ladder_id)  # its place in the queue is free
     return recorded
 
 

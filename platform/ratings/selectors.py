@@ -269,33 +269,50 @@ def seat_fairness_current(*, game: str) -> fairness.SeatFairness:
 @dataclass(frozen=True)
 class LadderFit:
     """What the ladder scheduler pairs by: the point strength fit of the game's recent matches
-    (None without any)."""
+    (None without any), and how long computing it took (seconds, wall clock)."""
 
     fit: strength.Fit[int] | None
+    seconds: float = 0.0
 
 
 def ladder_fit(*, game: str) -> LadderFit:
     """:class:`LadderFit` of the game's last :data:`STRENGTH_WINDOW` finished matches."""
-    return LadderFit(strength.fit_matches(match_rankings(game=game)))
+    started = time.perf_counter()
+    fit = strength.fit_matches(match_rankings(game=game))
+    return LadderFit(fit, time.perf_counter() - started)
 
 
-def ladder_fit_current(*, game: str) -> LadderFit:
-    """:func:`ladder_fit` as of a recent ladder result (see :func:`_per_result`): reading and
-    fitting 20,000 matches of 1,000 bots takes seconds (issue 35), so the top-ups (beat's, every
-    30 s) between two refreshes pair by the same fit, which may not hold the latest results
-    yet (docs/ranking.md, "The ladder as it schedules")."""
-    return _per_result("schedule", game, lambda: ladder_fit(game=game))
+#: the scheduler fits again at most once per this many times its last fit's own duration
+TOP_UP_FIT_DUTY = 10
+
+
+def ladder_fit_for_top_up(*, game: str) -> LadderFit:
+    """:func:`ladder_fit` for the scheduler, which tops a ladder's queue up on a worker after
+    each of its results: computed again whenever a newer ladder result exists, but at most
+    once per :data:`TOP_UP_FIT_DUTY` times the last fit's own duration. A ladder of a few bots
+    (a fit in milliseconds) so pairs by a fit that holds every result, while one of 1,000 bots
+    and 20,000 matches (seconds, issue 35) pairs by one up to tens of seconds old, and the
+    fits take at most a tenth of a worker's time (docs/ranking.md, "The ladder as it
+    schedules")."""
+    key = f"ratings:schedule:{game}"
+    latest = _latest_ladder_match(game)  # read first: a result arriving meanwhile is newer
+    stored: tuple[int | None, float, LadderFit] | None = cache.get(key)
+    if stored is not None:
+        stamp, at, fitted = stored
+        if stamp == latest or time.time() - at < TOP_UP_FIT_DUTY * fitted.seconds:
+            return fitted
+    fitted = ladder_fit(game=game)
+    cache.set(key, (latest, time.time(), fitted), timeout=24 * 3600)
+    return fitted
 
 
 def figures_refresh(*, kind: str, game: str) -> None:
-    """Compute a ladder's ``kind`` of figures (``"strengths"``, ``"fairness"`` or ``"schedule"``,
-    the scheduler's fit) and store them
+    """Compute a ladder's ``kind`` of figures (``"strengths"`` or ``"fairness"``) and store them
     where :func:`_per_result` reads them, then release the lock of the read that asked for it
     (the task ``arena.ratings.figures`` runs this on a worker)."""
     compute: Callable[[], object] = {
         "strengths": lambda: ladder_strengths(game=game),
         "fairness": lambda: seat_fairness(game=game),
-        "schedule": lambda: ladder_fit(game=game),
     }[kind]
     key = f"ratings:{kind}:{game}"
     try:

@@ -17,24 +17,27 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 import engine
-from arena.dispatch import send_on_commit
+from arena.dispatch import send, send_on_commit
 from arena.errors import ApplicationError
 from bots.house import HOUSE_USERNAME
 from bots.models import Bot, BotVersion, BotVersionStatus
 from bots.selectors import bots_ready_to_play
 from matches import formats
+from matches.heartbeats import live_match_slots
 from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus
 from matches.quotas import matches_per_request_check, unrated_quota_check
 from matches.services import MatchSpec, matches_create
 from ratings.models import Ladder, Rating
 from ratings.policy import rating_ladder
-from ratings.selectors import ladder_fit_current
+from ratings.selectors import ladder_fit_for_top_up
 from ratings.services import ladders_ensure
-from tournaments.ladder_limits import MAX_PENDING_PER_BOT
+from ratings.strength import Fit
+from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH, MAX_PENDING_PER_BOT
 from tournaments.matchmaking import Candidate, top_up
 from tournaments.models import TOURNAMENT_TRANSITIONS, Tournament, TournamentEntry, TournamentStatus
 from tournaments.schedule import ScheduleError, round_robin_tables, tables_per_round
@@ -223,7 +226,8 @@ def tournament_cancel(*, tournament_id: int) -> int:
 
 
 def ladders_schedule(*, rng: random.Random | None = None) -> dict[str, int]:
-    """Top up every scheduling ladder's queue; matches created per game."""
+    """Top up every scheduling ladder's queue; matches created per game (beat's backstop,
+    every 30 s, to the top-ups that follow each result: :func:`ladder_top_up_soon`)."""
     created: dict[str, int] = {}
     for ladder in ladders_ensure():
         if ladder.scheduling:
@@ -231,18 +235,80 @@ def ladders_schedule(*, rng: random.Random | None = None) -> dict[str, int]:
     return created
 
 
+#: how long a requested top-up holds off further requests for its ladder if its task never
+#: runs (a message lost with the broker); beat's top-up covers that time
+TOP_UP_REQUEST_TTL_S = 30
+
+
+def ladder_top_up_soon(*, ladder_id: int) -> None:
+    """Once the current transaction commits (a ladder match ended), top the ladder's queue up on
+    a worker, so that the next match is chosen from a fit that holds this result
+    (docs/ranking.md, "The ladder as it schedules"). At most one such task per ladder is queued
+    at a time (a flag in the cache, cleared as the task starts): results arriving while it waits
+    are served by it. Not with inline execution, where the ladder's own loop plays the queue
+    (``play_ladder``): a top-up there would play its matches, whose results would top it up
+    again, recursively."""
+    if settings.ARENA_EXECUTION == "inline":
+        return
+    transaction.on_commit(lambda: _request_top_up(ladder_id), robust=True)
+
+
+def _request_top_up(ladder_id: int) -> None:
+    from tournaments.tasks import top_up_ladder_task
+
+    flag = _top_up_flag(ladder_id)
+    if cache.add(flag, 1, timeout=TOP_UP_REQUEST_TTL_S) and not send(top_up_ladder_task,
+                                                                      ladder_id):
+        cache.delete(flag)  # the broker is down: the next result (or beat) asks again
+
+
+def ladder_top_up(*, ladder_id: int) -> list[Match]:
+    """The task of :func:`ladder_top_up_soon`: clear the ladder's flag (a result recorded from
+    now on asks for another top-up) and top its queue up."""
+    cache.delete(_top_up_flag(ladder_id))
+    ladder = Ladder.objects.filter(pk=ladder_id, scheduling=True).first()
+    return [] if ladder is None else ladder_schedule(ladder=ladder)
+
+
+def _top_up_flag(ladder_id: int) -> str:
+    return f"tournaments:top-up-requested:{ladder_id}"
+
+
+def ladder_queue_depth() -> int:
+    """How many ladder matches each ladder keeps queued or running: ``ARENA_LADDER_QUEUE_DEPTH``
+    if set, else as many as the live workers can play at once (``live_match_slots``), so that a
+    queue refilled after every result plans each match from a fit lacking only the results of
+    the matches still running (docs/ranking.md, "The ladder as it schedules"). Without any worker
+    beating (inline execution, the quick start), ``DEFAULT_QUEUE_DEPTH``, which its loop plays
+    between two top-ups."""
+    configured: int = settings.ARENA_LADDER_QUEUE_DEPTH
+    return configured or live_match_slots() or DEFAULT_QUEUE_DEPTH
+
+
 def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
     """Queue ladder matches among the game's bots with an active current version, up to
-    ``ARENA_LADDER_QUEUE_DEPTH`` pending ones, chosen by ``tournaments.matchmaking``: new
-    versions' first games, then the pairs whose order the strength fit is least sure of."""
+    :func:`ladder_queue_depth` pending ones, chosen by ``tournaments.matchmaking``: new
+    versions' first games, then the pairs whose order the strength fit is least sure of. One
+    top-up of a ladder at a time (a lock on its row, taken after the fit is read): two at once
+    would both see room for the same matches."""
     rng = rng or random.Random()
+    depth = ladder_queue_depth()
+    fit = ladder_fit_for_top_up(game=ladder.game).fit
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        return _ladder_top_up_locked(ladder=ladder, depth=depth, fit=fit, rng=rng)
+
+
+def _ladder_top_up_locked(
+    *, ladder: Ladder, depth: int, fit: Fit[int] | None, rng: random.Random
+) -> list[Match]:
     pending = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED)
     queued: defaultdict[int, set[int]] = defaultdict(set)  # pending match -> its bots
     for match_id, bot in MatchSeat.objects.filter(match__in=pending).values_list(
         "match_id", "bot_id"
     ):
         queued[match_id].add(bot)
-    if len(queued) >= settings.ARENA_LADDER_QUEUE_DEPTH:  # full: nothing more to read
+    if len(queued) >= depth:  # full: nothing more to read
         return []
     bots = list(Bot.objects.filter(
         game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
@@ -256,8 +322,7 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
 
     tables = top_up(
         entrants=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT, _author(b)) for b in bots],
-        queued=list(queued.values()), fit=ladder_fit_current(game=ladder.game).fit,
-        depth=settings.ARENA_LADDER_QUEUE_DEPTH, table_size=size, rng=rng,
+        queued=list(queued.values()), fit=fit, depth=depth, table_size=size, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}
     specs = [MatchSpec(entrants=[_current(by_id[pk]) for pk in table]) for table in tables]

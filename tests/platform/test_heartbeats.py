@@ -9,9 +9,11 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 import redis
+from celery.concurrency.solo import TaskPool as SoloPool
 from django.conf import settings
 from django.db.models.functions import Now
 from django.test import Client
@@ -20,10 +22,13 @@ from django.utils import timezone
 import bots.services
 from arena.celery import (
     BROKER_MARKER,
+    QUEUES,
     REAP_INTERVAL_S,
     REAPER_TURN,
+    _match_slots,
     app,
     broker_restarted,
+    queue_name,
     reaper_turn,
 )
 from bots.models import BotVersion, BotVersionStatus
@@ -193,11 +198,25 @@ def test_the_heartbeat_thread_names_the_worker_and_beats(monkeypatch: pytest.Mon
     monkeypatch.setattr(heartbeats, "_name", None)
     assert heartbeats.worker_name("celery@host") == "celery@host"
     started = threading.Event()
-    monkeypatch.setattr(heartbeats, "_beat_forever", lambda name: started.set())
-    name = heartbeats.heartbeat_start(hostname="celery@host")
-    assert started.wait(10)
+    slots: list[int] = []
+    monkeypatch.setattr(heartbeats, "_beat_forever",
+                        lambda name, match_slots: slots.append(match_slots) or started.set())
+    name = heartbeats.heartbeat_start(hostname="celery@host", match_slots=2)
+    assert started.wait(10) and slots == [2]
     assert name.startswith("celery@host ") and heartbeats.worker_name("celery@host") == name
-    assert heartbeats.heartbeat_start(hostname="celery@host") != name  # a restart: another
+    assert heartbeats.heartbeat_start(hostname="celery@host", match_slots=2) != name  # restart
+
+
+def test_a_worker_counts_its_processes_as_match_slots_if_it_serves_rated_matches() -> None:
+    def worker(pool: object, concurrency: int, *queues: str) -> SimpleNamespace:
+        consuming = {queue_name(q): None for q in queues}
+        amqp = SimpleNamespace(queues=SimpleNamespace(consume_from=consuming))
+        return SimpleNamespace(app=SimpleNamespace(amqp=amqp), pool_cls=pool,
+                               concurrency=concurrency)  # fmt: skip
+
+    assert _match_slots(worker("prefork", 3, *QUEUES)) == 3
+    assert _match_slots(worker(SoloPool, 3, "rated", "matches")) == 1  # one task at a time
+    assert _match_slots(worker("prefork", 3, "ratings")) == 0  # a host for the figures
 
 
 def test_operators_see_the_workers_heartbeats(admin_client: Client) -> None:

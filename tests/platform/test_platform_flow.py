@@ -23,7 +23,8 @@ import engine
 from bots.house import package_bytes
 from bots.models import Bot, BotVersion, BotVersionStatus
 from bots.services import bot_create_with_version
-from matches.models import Match, MatchOrigin, MatchStatus
+from matches.heartbeats import live_match_slots
+from matches.models import UNFINISHED, Match, MatchOrigin, MatchStatus
 from matches.selectors import match_replay
 from matches.services import MatchSpec, matches_create, matches_reap
 from matches.tasks import run_match_task
@@ -36,7 +37,7 @@ from tests.platform.factories import CRASHES, FIRST_LEGAL, SLOW, UserFactory
 from tests.platform.workers import StartWorker, Worker
 from tournaments.models import TournamentStatus
 from tournaments.selectors import tournament_progress, tournament_table
-from tournaments.services import tournament_create
+from tournaments.services import ladder_schedule, tournament_create
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -166,7 +167,9 @@ def test_the_reaper_recovers_a_match_whose_worker_was_killed(start_worker: Start
     wait_until(lambda: BotVersion.objects.filter(status="active").count() == 2, [first],
                "validation")  # fmt: skip
     versions = [BotVersion.objects.get(pk=v.pk) for v in bots]
-    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 300})
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(
+        params={"target": 300}, scheduling=False,  # its result tops no queue up: this match only
+    )  # fmt: skip
     [match] = matches_create(  # a ladder match, so that its rating is checked too
         game="belote", params={"target": 300}, duplicate=True, origin=MatchOrigin.LADDER,
         specs=[MatchSpec(entrants=versions)],
@@ -190,3 +193,25 @@ def test_the_reaper_recovers_a_match_whose_worker_was_killed(start_worker: Start
     assert len(engine.resimulate(match_replay(match_id=match.pk))) == 2
     wait_until(lambda: RatingChange.objects.filter(match=match).count() == 2, [second],
                "rating")  # fmt: skip
+
+
+@pytest.mark.timeout(600)
+def test_each_ladder_result_tops_the_queue_up_on_the_worker(start_worker: StartWorker) -> None:
+    """Without beat: the ladder keeps as many matches pending as the live workers play at once
+    (a solo worker: one), and the worker that records a result chooses the next match."""
+    for owner, name in (("ada", "first-a"), ("bob", "first-b")):
+        upload(owner, name, FIRST_LEGAL + f"# {name}\n")
+    worker = start_worker("w1")
+    wait_until(lambda: BotVersion.objects.filter(status="active").count() == 2, [worker],
+               "validation")  # fmt: skip
+    assert live_match_slots() == 1  # its heartbeat says: one match at a time
+    Ladder.objects.filter(pk=ladder_for_game(game="belote").pk).update(params={"target": 300})
+    ladder = ladder_for_game(game="belote")
+    assert len(ladder_schedule(ladder=ladder)) == 1  # the first match: beat's part
+    played = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER)
+    wait_until(lambda: played.filter(status=MatchStatus.FINISHED).count() >= 3, [worker],
+               "three ladder results, each match queued by the last one's result")  # fmt: skip
+    Ladder.objects.filter(pk=ladder.pk).update(scheduling=False)
+    drain(worker)
+    assert played.filter(status__in=UNFINISHED).count() <= 1  # never more than the slots
+    assert not played.filter(status=MatchStatus.ERROR).exists()

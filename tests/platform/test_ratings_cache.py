@@ -135,8 +135,15 @@ def test_the_refresh_stores_the_figures_and_releases_the_lock() -> None:
 
 
 @pytest.mark.django_db
-def test_the_scheduler_s_fit_is_kept_between_top_ups() -> None:
-    # issue 35: a top-up follows every result; reading and fitting the window took seconds
-    first = selectors.ladder_fit_current(game="belote")
-    assert first == selectors.LadderFit(None)
-    assert cache.get("ratings:schedule:belote")[2] == first
+def test_the_scheduler_fits_again_after_a_result_unless_fitting_is_slow() -> None:
+    # a top-up follows every ladder result; for 1,000 bots reading and fitting took seconds
+    key = "ratings:schedule:belote"
+    first = selectors.ladder_fit_for_top_up(game="belote")
+    assert first.fit is None and cache.get(key)[0] is None  # no result yet
+    slow = selectors.LadderFit(None, seconds=60.0)  # as if that fit had taken a minute
+    cache.set(key, (-1, time.time(), slow))  # -1: computed before some newer result
+    assert selectors.ladder_fit_for_top_up(game="belote") == slow  # not again for 10 minutes
+    quick = selectors.LadderFit(None, seconds=0.001)
+    cache.set(key, (-1, time.time() - 1.0, quick))
+    again = selectors.ladder_fit_for_top_up(game="belote")
+    assert again != quick and cache.get(key)[0] is None  # fitted again, with the latest result

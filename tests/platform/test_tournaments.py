@@ -5,21 +5,30 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 from pytest_django import DjangoCaptureOnCommitCallbacks
 
+import tournaments.services
 from arena.errors import ApplicationError
 from bots.models import BotVersionStatus
-from matches.models import Match, MatchOrigin, MatchStatus
-from matches.services import match_claim, match_record_error
+from matches.heartbeats import worker_beat
+from matches.models import Match, MatchOrigin, MatchStatus, WorkerHeartbeat
+from matches.services import MatchSpec, match_claim, match_record_error, matches_create
 from ratings.services import ladder_for_game
 from tests.platform.factories import BotFactory, active_bot, add_version, finished_match
+from tournaments.ladder_limits import DEFAULT_QUEUE_DEPTH
 from tournaments.models import Tournament, TournamentStatus
 from tournaments.selectors import tournament_progress, tournament_table
 from tournaments.services import (
+    ladder_queue_depth,
     ladder_schedule,
+    ladder_top_up,
+    ladder_top_up_soon,
     tournament_cancel,
     tournament_create,
     tournament_schedule,
@@ -161,6 +170,64 @@ def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list)
     assert ladder_schedule(ladder=ladder, rng=random.Random(2)) == []  # the queue is full
     Match.objects.filter(pk=created[0].pk).update(status=MatchStatus.FINISHED)
     assert len(ladder_schedule(ladder=ladder, rng=random.Random(3))) == 1
+
+
+def test_the_ladder_queue_follows_the_live_workers_match_slots(settings: Any) -> None:
+    settings.ARENA_LADDER_QUEUE_DEPTH = 0  # the default: as many as the workers play at once
+    assert ladder_queue_depth() == DEFAULT_QUEUE_DEPTH  # none beats: the quick start's loop
+    worker_beat(name="w1 0a", match_slots=2)
+    worker_beat(name="w2 0b", match_slots=3)
+    worker_beat(name="figures 0c", match_slots=0)  # serves only the figures' queue
+    WorkerHeartbeat.objects.create(name="gone 0d", match_slots=4,
+                                   beat_at=timezone.now() - timedelta(hours=1))  # fmt: skip
+    assert ladder_queue_depth() == 5
+    settings.ARENA_LADDER_QUEUE_DEPTH = 4  # the deployment's own choice wins
+    assert ladder_queue_depth() == 4
+
+
+def test_an_ended_ladder_match_asks_for_one_top_up_at_a_time(
+    settings: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+) -> None:  # fmt: skip
+    settings.ARENA_EXECUTION = "celery"
+    sent: list[int] = []
+    broker_up = True
+
+    def send(task: object, ladder_id: int) -> bool:
+        sent.append(ladder_id)
+        return broker_up
+
+    monkeypatch.setattr(tournaments.services, "send", send)
+    ladder = ladder_for_game(game="belote")
+    versions = [active_bot("belote").current_version for _ in range(2)]
+    with django_capture_on_commit_callbacks() as held:  # the matches' own tasks: not run
+        ladder_match, tournament_match = (matches_create(
+            game="belote", params={}, duplicate=True, origin=origin,
+            specs=[MatchSpec(entrants=versions)],  # type: ignore[list-item]
+        )[0] for origin in (MatchOrigin.LADDER, MatchOrigin.TOURNAMENT))  # fmt: skip
+    assert len(held) == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        for match in (tournament_match, ladder_match):  # the platform failed both
+            token = match_claim(match_id=match.pk, worker="w")
+            assert token and match_record_error(match_id=match.pk, token=token, error="lost")
+        ladder_top_up_soon(ladder_id=ladder.pk)  # another result before the task has run
+    assert sent == [ladder.pk]  # the ladder's match only, and one task for both results
+    ladder_top_up(ladder_id=ladder.pk)  # that task: results from now on ask again
+    broker_up = False
+    with django_capture_on_commit_callbacks(execute=True):
+        ladder_top_up_soon(ladder_id=ladder.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        ladder_top_up_soon(ladder_id=ladder.pk)  # not sent: the next result asks again
+    assert sent == [ladder.pk] * 3
+
+
+def test_with_inline_execution_a_result_tops_nothing_up(
+    settings: Any, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
+) -> None:
+    settings.ARENA_EXECUTION = "inline"  # play_ladder's loop does: no recursion through results
+    with django_capture_on_commit_callbacks() as callbacks:
+        ladder_top_up_soon(ladder_id=ladder_for_game(game="belote").pk)
+    assert callbacks == []
 
 
 def test_the_run_tournament_command_creates_and_reports(no_run: list) -> None:
