@@ -75,7 +75,7 @@ def queue_config(prefix: str = "") -> dict[str, Any]:
     """Queues and routes. Validation and matches have queues of their own, so a long tournament
     never delays a validation, and rated matches (the ladder's, official tournaments') one apart
     from unrated ones (``matches.services`` routes each); the ladders' figures (strengths with
-    their bootstrap, seat fairness, the scheduler's fit: seconds of CPU each) and the matches'
+    their bootstrap, seat fairness: seconds of CPU each) and the matches'
     luck one too, so a refresh never waits behind the reaper or the scheduler, nor they behind
     it, and a host of its own can take them (``-Q ratings``); ``prefix`` (ARENA_QUEUE_PREFIX)
     lets several deployments, or test runs, share one broker."""
