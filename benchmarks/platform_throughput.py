@@ -18,7 +18,12 @@ database 14 with queues of its own. Prints, for Belote and Barbu round robins of
   (median and 90th percentile over the runs);
 * database queries per recorded match (claim, run, record; then the rating task) (target <= 20);
 * the time to recompute a ladder of ``--results`` finished 4-bot matches (target <= 5 s; 0
-  skips it).
+  skips it);
+* with ``--ladder SECONDS``, the continuous ladder of ``--bots`` Belote bots without beat: one
+  top-up (beat's part), then only the top-ups that follow each result, for that long; its
+  matches per minute against the runner alone on the same matches, the workers' busy share,
+  the most matches pending at once (the queue depth the workers' heartbeats give: two) and the
+  dispatch gap.
 
 The issue-33 figure, the 16-bot Belote round robin (120 duplicate matches; target <= 25 s):
 ``--bots 16 --games belote --belote-rounds 1 --results 0``.
@@ -70,6 +75,7 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
+from django.db.models import QuerySet  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
@@ -77,11 +83,17 @@ import engine  # noqa: E402
 from arena.celery import QUEUES, app, broker_restarted  # noqa: E402
 from bots.house import package_bytes  # noqa: E402
 from bots.models import Bot, BotVersion, Package  # noqa: E402
-from matches.models import Match, MatchOrigin, MatchSeat, MatchStatus  # noqa: E402
+from matches.models import UNFINISHED, Match, MatchOrigin, MatchSeat, MatchStatus  # noqa: E402
 from matches.services import MatchSpec, match_run, matches_create  # noqa: E402
-from ratings.services import ladder_apply_ratings, ladder_for_game, ladder_recompute  # noqa: E402
+from ratings.models import Ladder  # noqa: E402
+from ratings.services import (  # noqa: E402
+    ladder_apply_ratings,
+    ladder_for_game,
+    ladder_recompute,
+    ladders_ensure,
+)
 from tournaments.models import Tournament  # noqa: E402
-from tournaments.services import tournament_create  # noqa: E402
+from tournaments.services import ladder_schedule, tournament_create  # noqa: E402
 
 PARAMS: dict[str, dict[str, Any]] = {"belote": {}, "barbu": {}}
 
@@ -146,9 +158,9 @@ def platform_run(game: str, bots: list[Bot], rounds: int) -> tuple[Tournament, f
     return tournament, time.perf_counter() - started
 
 
-def dispatch_gaps(tournament: Tournament) -> list[float]:
+def dispatch_gaps(matches: QuerySet[Match]) -> list[float]:
     """Seconds from each match's ``finished_at`` to the next claim by the same worker."""
-    rows = tournament.matches.order_by("started_at").values_list(
+    rows = matches.order_by("started_at").values_list(
         "worker", "started_at", "finished_at"
     )
     last: dict[str, Any] = {}
@@ -160,12 +172,12 @@ def dispatch_gaps(tournament: Tournament) -> list[float]:
     return gaps
 
 
-def runner_alone(tournament: Tournament, home: Path) -> float:
+def runner_alone(matches: QuerySet[Match], home: Path) -> float:
     """The same matches (same packages, seeds and seats) played by the sandbox runner alone in
     two processes taking the next match as they come free; the seconds until all are done."""
     files: dict[str, Path] = {}
     jobs = []
-    for match in tournament.matches.order_by("id"):
+    for match in matches.order_by("id"):
         seats = []
         for s in match.seats.order_by("seat").select_related("bot_version__package"):
             version = s.bot_version
@@ -184,6 +196,44 @@ def runner_alone(tournament: Tournament, home: Path) -> float:
         stdout=subprocess.PIPE, text=True, check=True,
     )  # fmt: skip
     return float(done.stdout)
+
+
+def ladder_run(bots: list[Bot], seconds: float, home: Path) -> None:
+    """The ladder of ``bots``' game with no beat, for ``seconds``: one top-up, then only those
+    that follow each result (``ladder_top_up_soon``, on the workers); then its figures."""
+    game = bots[0].game
+    for ladder in ladders_ensure():
+        Ladder.objects.filter(pk=ladder.pk).update(scheduling=ladder.game == game)
+    ladder = ladder_for_game(game=game)
+    depth = len(ladder_schedule(ladder=ladder))
+    time.sleep(seconds)
+    Ladder.objects.filter(pk=ladder.pk).update(scheduling=False)
+    played = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER)
+    while played.filter(status__in=UNFINISHED).exists():
+        time.sleep(0.1)
+    rows = [(queued, started, finished) for queued, started, finished
+            in played.values_list("queued_at", "started_at", "finished_at")
+            if started is not None and finished is not None]  # fmt: skip
+    window = (max(r[2] for r in rows) - min(r[0] for r in rows)).total_seconds()
+    busy = sum((finished - started).total_seconds() for _, started, finished in rows) / (2 * window)
+    events = sorted([(q, 1) for q, _, _ in rows] + [(f, -1) for _, _, f in rows])
+    pending = most = 0
+    for _, step in events:
+        pending += step
+        most = max(most, pending)
+    gaps = dispatch_gaps(played)
+    failed = played.exclude(status=MatchStatus.FINISHED).count()
+    per_min = len(rows) / window * 60
+    alone_per_min = len(rows) / runner_alone(played, home) * 60
+    gap_p50, gap_p90 = (quantiles(gaps, n=10)[i] * 1000 for i in (4, 8))
+    print(
+        f"ladder {game} {len(bots)} bots, {seconds:.0f} s: {len(rows)} matches, "
+        f"{per_min:.1f}/min (runner alone {alone_per_min:.1f}/min, ratio "
+        f"{per_min / alone_per_min:.2f}); workers busy {busy:.0%}; queue depth {depth}, most "
+        f"pending {most}; gap p50 {gap_p50:.1f} ms, p90 {gap_p90:.1f} ms"
+        + (f" ({failed} failed)" if failed else ""),
+        flush=True,
+    )
 
 
 def queries_per_match(bots: list[Bot]) -> tuple[int, int, int]:
@@ -274,6 +324,8 @@ def main() -> None:
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, medians printed")
     parser.add_argument("--games", default="belote,barbu", help="round robins to run")
+    parser.add_argument("--ladder", type=float, default=0.0, metavar="SECONDS",
+                        help="then play the Belote ladder for this long (0: not)")  # fmt: skip
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     home = Path(tempfile.mkdtemp(prefix="arena-bench-"))
@@ -284,7 +336,7 @@ def main() -> None:
         print(f"{'round robin':<22} {'matches':>7} {'platform':>8} {'platform/min':>12} "
               f"{'runner/min':>10} {'ratio':>6} {'gap p50':>8} {'gap p90':>8}")  # fmt: skip
         rounds_of = {"belote": args.belote_rounds, "barbu": args.barbu_rounds}
-        for game in args.games.split(","):
+        for game in filter(None, args.games.split(",")):  # "": none
             rounds = rounds_of[game]
             fields[game] = bots = make_bots(game, args.bots)
             platform_rates, alone_rates, seconds, gaps, failed = [], [], [], [], 0
@@ -293,9 +345,9 @@ def main() -> None:
                 total = tournament.matches.count()
                 failed += tournament.matches.exclude(status="finished").count()
                 seconds.append(platform_s)
-                gaps += dispatch_gaps(tournament)
+                gaps += dispatch_gaps(tournament.matches.all())
                 platform_rates.append(total / platform_s * 60)
-                alone_rates.append(total / runner_alone(tournament, home) * 60)
+                alone_rates.append(total / runner_alone(tournament.matches.all(), home) * 60)
             per_min, alone_per_min = median(platform_rates), median(alone_rates)
             gap_p50, gap_p90 = (quantiles(gaps, n=10)[i] * 1000 for i in (4, 8))
             label = f"{game} {args.bots} bots x{rounds}"
@@ -305,6 +357,8 @@ def main() -> None:
                 f"{gap_p90:>6.1f}ms" + (f"  ({failed} failed)" if failed else ""),
                 flush=True,
             )
+        if args.ladder:
+            ladder_run(make_bots("belote", args.bots), args.ladder, home)
     finally:
         for worker in workers:
             worker.terminate()

@@ -242,12 +242,12 @@ TOP_UP_REQUEST_TTL_S = 30
 
 def ladder_top_up_soon(*, ladder_id: int) -> None:
     """Once the current transaction commits (a ladder match ended), top the ladder's queue up on
-    a worker, so that the next match is chosen from a fit that holds this result
-    (docs/ranking.md, "The ladder as it schedules"). At most one such task per ladder is queued
-    at a time (a flag in the cache, cleared as the task starts): results arriving while it waits
-    are served by it. Not with inline execution, where the ladder's own loop plays the queue
-    (``play_ladder``): a top-up there would play its matches, whose results would top it up
-    again, recursively."""
+    a worker, so that the next match is chosen from a fit that holds this result (docs/
+    ranking.md, "The ladder tops up after each result"). At most one such task per ladder is
+    queued at a time (a flag in the cache, cleared as the task starts): results arriving while
+    it waits are served by it. Not with inline execution, where the ladder's own loop plays
+    the queue (``play_ladder``): a top-up there would play its matches, whose results would
+    top it up again, recursively."""
     if settings.ARENA_EXECUTION == "inline":
         return
     transaction.on_commit(lambda: _request_top_up(ladder_id), robust=True)
@@ -257,8 +257,9 @@ def _request_top_up(ladder_id: int) -> None:
     from tournaments.tasks import top_up_ladder_task
 
     flag = _top_up_flag(ladder_id)
-    if cache.add(flag, 1, timeout=TOP_UP_REQUEST_TTL_S) and not send(top_up_ladder_task,
-                                                                      ladder_id):
+    if not cache.add(flag, 1, timeout=TOP_UP_REQUEST_TTL_S):
+        return  # a top-up is queued and has not started: it will see this result
+    if not send(top_up_ladder_task, ladder_id):
         cache.delete(flag)  # the broker is down: the next result (or beat) asks again
 
 
@@ -278,9 +279,9 @@ def ladder_queue_depth() -> int:
     """How many ladder matches each ladder keeps queued or running: ``ARENA_LADDER_QUEUE_DEPTH``
     if set, else as many as the live workers can play at once (``live_match_slots``), so that a
     queue refilled after every result plans each match from a fit lacking only the results of
-    the matches still running (docs/ranking.md, "The ladder as it schedules"). Without any worker
-    beating (inline execution, the quick start), ``DEFAULT_QUEUE_DEPTH``, which its loop plays
-    between two top-ups."""
+    the matches still running (docs/ranking.md, "The ladder tops up after each result").
+    Without any worker beating (inline execution, the quick start), ``DEFAULT_QUEUE_DEPTH``,
+    which its loop plays between two top-ups."""
     configured: int = settings.ARENA_LADDER_QUEUE_DEPTH
     return configured or live_match_slots() or DEFAULT_QUEUE_DEPTH
 
