@@ -294,22 +294,30 @@ def ladder_schedule(*, ladder: Ladder, rng: random.Random | None = None) -> list
     would both see room for the same matches."""
     rng = rng or random.Random()
     depth = ladder_queue_depth()
+    if len(_queued(ladder)) >= depth:  # full (beat's top-ups mostly find it so): no fit to read
+        return []
     fit = ladder_fit_for_top_up(game=ladder.game).fit
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         return _ladder_top_up_locked(ladder=ladder, depth=depth, fit=fit, rng=rng)
 
 
-def _ladder_top_up_locked(
-    *, ladder: Ladder, depth: int, fit: Fit[int] | None, rng: random.Random
-) -> list[Match]:
+def _queued(ladder: Ladder) -> list[set[int]]:
+    """The ladder's pending matches, each as its bots."""
     pending = Match.objects.filter(ladder=ladder, origin=MatchOrigin.LADDER, status__in=UNFINISHED)
-    queued: defaultdict[int, set[int]] = defaultdict(set)  # pending match -> its bots
+    queued: defaultdict[int, set[int]] = defaultdict(set)
     for match_id, bot in MatchSeat.objects.filter(match__in=pending).values_list(
         "match_id", "bot_id"
     ):
         queued[match_id].add(bot)
-    if len(queued) >= depth:  # full: nothing more to read
+    return list(queued.values())
+
+
+def _ladder_top_up_locked(
+    *, ladder: Ladder, depth: int, fit: Fit[int] | None, rng: random.Random
+) -> list[Match]:
+    queued = _queued(ladder)  # again, under the lock: another top-up may have filled it
+    if len(queued) >= depth:
         return []
     bots = list(Bot.objects.filter(
         game=ladder.game, current_version__status=BotVersionStatus.ACTIVE
@@ -323,7 +331,7 @@ def _ladder_top_up_locked(
 
     tables = top_up(
         entrants=[Candidate(b.pk, played(b), MAX_PENDING_PER_BOT, _author(b)) for b in bots],
-        queued=list(queued.values()), fit=fit, depth=depth, table_size=size, rng=rng,
+        queued=queued, fit=fit, depth=depth, table_size=size, rng=rng,
     )  # fmt: skip
     by_id = {b.pk: b for b in bots}
     specs = [MatchSpec(entrants=[_current(by_id[pk]) for pk in table]) for table in tables]

@@ -151,7 +151,9 @@ def test_cancel_stops_queued_matches(no_run: list) -> None:
 
 
 @override_settings(ARENA_LADDER_QUEUE_DEPTH=3)
-def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list) -> None:
+def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(
+    no_run: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
     veterans = [active_bot("barbu") for _ in range(7)]
     ladder = ladder_for_game(game="barbu")
     for step in range(30):  # the veterans have played many games
@@ -167,7 +169,9 @@ def test_the_ladder_keeps_its_queue_depth_and_favours_new_versions(no_run: list)
     plays = Counter(b for m in created for b in set(m.seats.values_list("bot_id", flat=True)))
     assert plays[newcomer.pk] == 2  # the most it may have pending (back-pressure)
     assert max(plays.values()) <= 2
-    assert ladder_schedule(ladder=ladder, rng=random.Random(2)) == []  # the queue is full
+    with monkeypatch.context() as patched:  # a full queue: no fit is read, nothing planned
+        patched.setattr(tournaments.services, "ladder_fit_for_top_up", None)
+        assert ladder_schedule(ladder=ladder, rng=random.Random(2)) == []
     Match.objects.filter(pk=created[0].pk).update(status=MatchStatus.FINISHED)
     assert len(ladder_schedule(ladder=ladder, rng=random.Random(3))) == 1
 
