@@ -48,9 +48,9 @@ class WorkerHeartbeatAdmin(admin.ModelAdmin[WorkerHeartbeat]):
     """The workers that beat lately (the reaper forgets one a day after it went silent, or as
     soon as it dealt with it as lost); read-only."""
 
-    list_display = ["name", "started_at", "beat_at"]
+    list_display = ["name", "match_slots", "started_at", "beat_at"]
     ordering = ["-beat_at"]
-    readonly_fields = ["name", "started_at", "beat_at"]
+    readonly_fields = ["name", "match_slots", "started_at", "beat_at"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

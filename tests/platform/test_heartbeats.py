@@ -220,7 +220,8 @@ def test_a_worker_counts_its_processes_as_match_slots_if_it_serves_rated_matches
 
 
 def test_operators_see_the_workers_heartbeats(admin_client: Client) -> None:
-    worker_beat(name="celery@host 1a2b3c4d")
+    worker_beat(name="celery@host 1a2b3c4d", match_slots=3)
     response = admin_client.get("/admin/matches/workerheartbeat/")
     assert response.status_code == 200 and b"celery@host 1a2b3c4d" in response.content
+    assert b'<td class="field-match_slots">3</td>' in response.content
     assert admin_client.get("/admin/matches/workerheartbeat/add/").status_code == 403
