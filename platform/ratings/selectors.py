@@ -291,7 +291,7 @@ def ladder_fit_for_top_up(*, game: str) -> LadderFit:
     each of its results: computed again whenever a newer ladder result exists, but at most
     once per :data:`TOP_UP_FIT_DUTY` times the last fit's own duration. A ladder of a few bots
     (a fit in milliseconds) so pairs by a fit that holds every result, while one of 1,000 bots
-    and 20,000 matches (seconds, issue 35) pairs by one up to tens of seconds old, and the
+    and 20,000 matches (1-17 s, issue 35) pairs by one up to a few minutes old, and the
     fits take at most a tenth of a worker's time (docs/ranking.md, "The ladder tops up after
     each result")."""
     key = f"ratings:schedule:{game}"
