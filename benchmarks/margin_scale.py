@@ -10,9 +10,13 @@ by the luck alone. The spread columns say where the corrected margins lie agains
 
 The deals are ``benchmarks/variance.py``'s (``sample_margins``: the engine's first deal of each
 seed, played once by each neighbouring pair of the family) on seeds apart from the ranking
-benchmark's, so a scale is not chosen on the seeds that then measure it.
+benchmark's, so a scale is not chosen on the seeds that then measure it. A game scored by its
+total (Badugi) is ranked by whole games, so there the unit is a game (``hands`` hands, played
+as the ranking benchmark plays them) and its margin is the chip total's: the sign of the raw
+total against the corrected total's share.
 
-Run: ``python benchmarks/margin_scale.py --game bauer --family mix`` (see ``--help``);
+Run: ``python benchmarks/margin_scale.py --game bauer --family mix`` (see ``--help``;
+``--game badugi --deals 600 --scales 5,10,20,40,80`` for Badugi's games);
 docs/ranking.md, "Luck-corrected scores", gives the figures.
 """
 
@@ -29,8 +33,11 @@ sys.path[:0] = [str(ROOT)]
 import numpy as np  # noqa: E402
 
 import engine  # noqa: E402
-from benchmarks.reference_bots import FAMILIES  # noqa: E402
+from benchmarks.ranking import Pool  # noqa: E402
+from benchmarks.reference_bots import FAMILIES, BotSpec  # noqa: E402
 from benchmarks.variance import GAMES, neighbours, pair_agents, sample_margins  # noqa: E402
+
+Margins = tuple[np.ndarray, np.ndarray]
 
 #: the seeds' offset: apart from the ranking benchmark's and variance.py's own (10,000)
 SEED = 20_000
@@ -42,11 +49,31 @@ def deals_needed(shares: Sequence[float]) -> float:
     return float("inf") if x.mean() <= 0 else float((1.645 * x.std() / x.mean()) ** 2)
 
 
+def deal_margins(game: engine.Game, pair: tuple[BotSpec, BotSpec], count: int) -> Margins:
+    """The raw and corrected margins of ``count`` first deals, one play each."""
+    samples = sample_margins(game, pair_agents(game, pair), deals=count, replays=1, seed=SEED)
+    return np.array([s[0][0] for s in samples]), np.array([s[0][1] for s in samples])
+
+
+def game_margins(game: engine.Game, pair: tuple[BotSpec, BotSpec], count: int) -> Margins:
+    """The same of ``count`` whole games, for a game scored by its total (Badugi: its chip
+    total over its hands), played as the ranking benchmark plays them (``Pool.match``)."""
+    pool = Pool(game, list(pair))
+    raw, corrected = [], []
+    for k in range(count):
+        _, _, totals = pool.match((0, 1), SEED + k, k, duplicate=False)
+        _, _, corrected_totals = pool.match((0, 1), SEED + k, k, duplicate=False, corrected=True)
+        raw.append(totals[0] - totals[1])
+        corrected.append(corrected_totals[0] - corrected_totals[1])
+    return np.array(raw), np.array(corrected)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="bauer", choices=[name for _, name, _ in GAMES])
     parser.add_argument("--family", choices=list(FAMILIES), default="mix")
-    parser.add_argument("--deals", type=int, default=3000, help="deals per pair of bots")
+    parser.add_argument("--deals", type=int, default=3000,
+                        help="deals (Badugi: games) per pair of bots")  # fmt: skip
     parser.add_argument("--scales", default="0.1,0.25,0.5,1,2",
                         help="the logistic's scales, comma-separated")  # fmt: skip
     args = parser.parse_args(argv)
@@ -55,14 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     scales = [float(s) for s in args.scales.split(",")]
     shares: dict[str, float | None] = {"sign": None} | {f"logistic {s:g}": s for s in scales}
     rows: dict[str, list[float]] = {name: [] for name in shares}
-    print(f"{game.name}, {FAMILIES[args.family]}, {args.deals} deals per pair, seeds from {SEED}")
+    hands = game.params_dict().get("hands")
+    unit = "deals" if game.scored_by_boards else f"games of {hands} hands"
+    print(f"{game.name}, {FAMILIES[args.family]}, {args.deals} {unit} per pair, seeds from {SEED}")
     print("| pair | raw margin: mean, sd, tied | corrected: sd, 90 % of abs within | luck sd |")
     print("|---|---|---|---|")
     for pair in neighbours(args.family):
-        samples = sample_margins(game, pair_agents(game, pair), deals=args.deals, replays=1,
-                                 seed=SEED)  # fmt: skip
-        raw = np.array([play[0][0] for play in samples])
-        corrected = np.array([play[0][1] for play in samples])
+        if game.scored_by_boards:
+            raw, corrected = deal_margins(game, pair, args.deals)
+        else:
+            raw, corrected = game_margins(game, pair, args.deals)
         base = deals_needed([engine.margin_share(m, None) for m in raw])
         for name, scale in shares.items():
             rows[name].append(deals_needed([engine.margin_share(m, scale) for m in corrected])

@@ -195,6 +195,12 @@ class Pool:
                         totals[p.positions[seat]] += value
             by_deal = self.game.scored_by_boards
         teams = self.game.teams
+        if corrected and not by_deal and engine.margin_scale(self.game.name, corrected=True):
+            # a game scored by its total (Badugi): the corrected total shared by its margin
+            board = [0.0] * self.game.num_players
+            for position, entrant in enumerate(self.representatives):
+                board[entrant] = totals[position]
+            return self.board_orders(table, [board], corrected=True), deals, totals
         if not (by_deal or (duplicate and self.game.scored_by_boards)):
             places = engine.placings(totals)
             return [[(bot, place) for bot, place in zip(table, places, strict=True)]], deals, totals

@@ -88,10 +88,11 @@ class MixtureAgent(engine.Agent):
 class HashedMixtureAgent(engine.Agent):
     """The heuristic move unless the decision's hash says otherwise: deterministic."""
 
-    def __init__(self, game: str, p: float) -> None:
+    def __init__(self, game: str, p: float, key: bytes = b"") -> None:
         self._heuristic = engine.make_agent(game, "heuristic", 0)
         self._p = p
         self._history = HISTORY[game]
+        self._key = key
 
     def start(self, info: dict[str, Any]) -> None:
         self._heuristic.start(info)
@@ -99,7 +100,8 @@ class HashedMixtureAgent(engine.Agent):
     def _digest(self, observation: dict[str, Any], legal: list[str]) -> tuple[float, int]:
         """The decision's coin in [0, 1) and a second number for picking a move."""
         deal = sorted((k, v) for k, v in observation.items() if k not in self._history)
-        digest = hashlib.blake2b(repr((deal, legal)).encode(), digest_size=16).digest()
+        digest = hashlib.blake2b(repr((deal, legal)).encode(), digest_size=16, key=self._key)
+        digest = digest.digest()
         return int.from_bytes(digest[:8], "big") / 2**64, int.from_bytes(digest[8:], "big")
 
     def act(self, observation: dict[str, Any], legal: list[str]) -> str:
@@ -128,11 +130,14 @@ def seed_of(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=6).digest(), "big")
 
 
-def make_agent(game: str, spec: BotSpec, seed: int) -> engine.Agent:
+def make_agent(game: str, spec: BotSpec, seed: int, *, key: bytes = b"") -> engine.Agent:
+    """The bot ``spec``; a mixture's generator seeded with ``seed``, a hashed variant's coins
+    keyed with ``key`` (the empty key, the benchmarks' bots, is BLAKE2b unkeyed; another key
+    is another variant of the same strength, its coins drawn afresh)."""
     if spec.kind == "mix":
         return MixtureAgent(game, spec.p, seed)
     if spec.kind == "det":
-        return HashedMixtureAgent(game, spec.p)
+        return HashedMixtureAgent(game, spec.p, key)
     if spec.kind == "passive":
-        return PassiveVariantAgent(game, spec.p)
+        return PassiveVariantAgent(game, spec.p, key)
     raise ValueError(f"unknown reference bot kind {spec.kind!r}")

@@ -214,12 +214,18 @@ def sample_margins(
     ]  # fmt: skip
 
 
-def pair_agents(game: engine.Game, bots: tuple[BotSpec, BotSpec]) -> AgentsOf:
+def pair_agents(
+    game: engine.Game, bots: tuple[BotSpec, BotSpec], *, rekey: bool = False
+) -> AgentsOf:
     """Reference bots ``bots[0]`` in the even seats and ``bots[1]`` in the odd ones, their own
-    generators seeded by the deal, the replay and the seat."""
+    generators seeded by the deal, the replay and the seat. ``rekey``: the hashed variants'
+    coins keyed by the replay (both bots alike, so they stay one family), each replay another
+    draw of the family's coins (see :func:`main`)."""
 
     def agents(deal: int, replay: int) -> list[engine.Agent]:
-        return [make_agent(game.name, bots[seat % 2], seed_of("variance", deal, replay, seat))
+        key = seed_of("variance-key", replay).to_bytes(6, "big") if rekey else b""
+        return [make_agent(game.name, bots[seat % 2], seed_of("variance", deal, replay, seat),
+                           key=key)
                 for seat in range(game.num_players)]  # fmt: skip
 
     return agents
@@ -239,6 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--replays", type=int, default=4, help="plays of each deal (>= 2)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--json", type=Path, help="write every pair's split and shares here")
+    parser.add_argument("--rekey", action="store_true",
+                        help="key the hashed variants' coins by the replay: their coins count "
+                             "as the bots' own (what a value that does not know them cannot "
+                             "predict)")  # fmt: skip
     args = parser.parse_args(argv)
     out: list[dict[str, Any]] = []
     print("| game | pair | deals x plays | mean margin | removed | left | own | corrected / raw "
@@ -251,8 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         splits, boots = [], []
         for pair in neighbours(args.family):
             started = time.process_time()
-            samples = sample_margins(game, pair_agents(game, pair), deals=args.deals,
-                                     replays=args.replays, seed=10_000)  # fmt: skip
+            agents = pair_agents(game, pair, rekey=args.rekey)
+            samples = sample_margins(game, agents, deals=args.deals, replays=args.replays,
+                                     seed=10_000)  # fmt: skip
             cpu = time.process_time() - started
             split = split_variance(samples)
             boot = bootstrap_splits(samples, resamples=args.resamples)
@@ -260,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             boots.append(boot)
             row = shares_row(split, boot)
             out.append({"game": label, "family": args.family, "pair": [b.name for b in pair],
-                        "deals": args.deals, "replays": args.replays, "cpu_s": cpu,
+                        "deals": args.deals, "replays": args.replays, "rekey": args.rekey,
+                        "cpu_s": cpu,
                         "split": asdict(split), "shares": row})  # fmt: skip
             print(f"| {label} | {pair[0].name} v {pair[1].name} | {args.deals} x "
                   f"{args.replays} | {split.mean:.2f} | {cell(row, 'removed')} | "

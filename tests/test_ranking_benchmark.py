@@ -86,3 +86,19 @@ def test_the_deals_luck_cancels_in_a_duplicate_set() -> None:
         assert deals == len(played.board_game.deal_scores)
         assert totals == [pytest.approx(s - x) for s, x in zip(played.scores, luck, strict=True)]
         assert luck != [0.0, 0.0]
+
+
+def test_a_corrected_badugi_game_is_shared_by_its_corrected_total() -> None:
+    """Badugi scores a game by its chip total: raw, by its sign (one finishing order); luck
+    corrected, shared by the corrected total's margin on Badugi's corrected scale."""
+    pool = Pool(engine.load_game("badugi", players=2, hands=10), family("det"))
+    scale = engine.margin_scale("badugi", corrected=True)
+    assert scale is not None
+    for seed in range(3):
+        raw, _, raw_totals = pool.match((0, 1), seed, 0, duplicate=False)
+        assert raw == [[(b, p) for b, p in zip((0, 1), engine.placings(raw_totals), strict=True)]]
+        shared, _, totals = pool.match((0, 1), seed, 0, duplicate=False, corrected=True)
+        assert totals != raw_totals
+        assert shared == pool.board_orders((0, 1), [totals], corrected=True)
+        won = engine.margin_share(totals[0] - totals[1], scale)
+        assert 0 < won < 1 and len(shared) == 2  # two orders, weighted by the shares

@@ -67,3 +67,23 @@ def test_two_copies_end_a_duplicate_set_level() -> None:
         "badugi", {"players": 2, "hands": 10}, [passive(0.5), passive(0.5)], 7, duplicate=True
     )
     assert result.scores[0] == result.scores[1]
+
+
+def test_a_key_draws_the_coins_afresh_and_the_empty_key_is_the_unkeyed_hash() -> None:
+    """``key`` makes another variant of the same family (benchmarks/variance.py --rekey): the
+    empty key plays as the benchmarks' bots, another key switches other decisions off, and
+    under one key the variants stay nested."""
+    heuristic = engine.make_agent("badugi", "heuristic", 0)
+    moves = played_moves(0.5, seed=11) + played_moves(0.0, seed=12)
+    spec = BotSpec("passive", 0.5)
+    plain, unkeyed = make_agent("badugi", spec, 0), make_agent("badugi", spec, 0, key=b"")
+    keyed = [make_agent("badugi", BotSpec("passive", p), 0, key=b"other")
+             for p in (1.0, 0.75, 0.5, 0.25)]  # fmt: skip
+    differ = 0
+    for observation, legal, _ in moves:
+        assert plain.act(observation, legal) == unkeyed.act(observation, legal)
+        differ += plain.act(observation, legal) != keyed[2].act(observation, legal)
+        best = heuristic.act(observation, legal)
+        kept = [bot.act(observation, legal) == best for bot in keyed]
+        assert kept == sorted(kept, reverse=True)
+    assert differ > 0

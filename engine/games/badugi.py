@@ -605,6 +605,9 @@ class BadugiGame(Game):
     # RULES §2.5 compares a duplicate's paired hands by chips; a board's win-or-lose would drop
     # the pot size, most of what a hand says (docs/ranking.md measures it)
     scored_by_boards = False
+    # a luck-corrected game's total is shared by its margin (``engine.margin_share``), not
+    # ranked by its sign: ten big blinds at the default stakes (docs/ranking.md measures it)
+    corrected_margin_scale = 20.0
     example_params: ClassVar[list[dict[str, Any]]] = [
         {},
         {"players": 3},

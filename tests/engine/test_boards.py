@@ -90,13 +90,14 @@ def test_a_board_is_shared_by_its_margin_on_the_games_scale_or_won_outright() ->
 def test_corrected_scores_are_shared_by_margin_where_the_luck_makes_one() -> None:
     """A game's own scale serves raw and corrected scores alike (Belote); Bauer's won, lost or
     tied deals are shared by their corrected margin on a scale of their own, and by their sign
-    raw; Barbu's tables and Badugi's totals have none."""
+    raw; so are Badugi's corrected totals (ten big blinds); Barbu's tables have none."""
     assert engine.margin_scale("belote", corrected=False) == 81
     assert engine.margin_scale("belote", corrected=True) == 81
     assert engine.margin_scale("bauer", corrected=False) is None
     assert engine.margin_scale("bauer", corrected=True) == 0.5
     assert engine.margin_scale("barbu", corrected=True) is None
-    assert engine.margin_scale("badugi", corrected=True) is None
+    assert engine.margin_scale("badugi", corrected=False) is None
+    assert engine.margin_scale("badugi", corrected=True) == 20
 
 
 def test_a_corrected_share_is_the_raw_one_without_luck_and_keeps_a_tie_on_average() -> None:
