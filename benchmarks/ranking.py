@@ -195,7 +195,7 @@ class Pool:
                         totals[p.positions[seat]] += value
             by_deal = self.game.scored_by_boards
         teams = self.game.teams
-        if corrected and not by_deal and engine.margin_scale(self.game.name, corrected=True):
+        if corrected and not by_deal and engine.margin_scale(self.game, corrected=True):
             # a game scored by its total (Badugi): the corrected total shared by its margin
             board = [0.0] * self.game.num_players
             for position, entrant in enumerate(self.representatives):
@@ -215,7 +215,7 @@ class Pool:
         margin on ``engine.margin_scale``), one seat per table position."""
         seats = [SeatResult(bot, 0, 0.0, 0, False) for bot in table]
         scores = [[board[e] for e in self.representatives] for board in boards]
-        scale = engine.margin_scale(self.game.name, corrected=corrected)
+        scale = engine.margin_scale(self.game, corrected=corrected)
         return board_orders(seats, scores, scale=scale)
 
 

@@ -35,10 +35,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .match import MatchResult, placings
-from .registry import game_class
+from .registry import game_class, load_game
+
+if TYPE_CHECKING:
+    from .game import Game
 
 
 @dataclass(frozen=True)
@@ -105,17 +108,19 @@ def margin_share(margin: float, scale: float | None) -> float:
     return 0.5 * (1.0 + math.tanh(margin / (2.0 * scale)))  # the logistic, without overflow
 
 
-def margin_scale(game: str, *, corrected: bool) -> float | None:
+def margin_scale(game: str | Game, *, corrected: bool) -> float | None:
     """The scale on which ``game``'s boards (or deals scored one by one) are shared by their
     margin between two sides (:func:`margin_share`; None: by its sign): its own
     (``Game.board_margin_scale``), else, for luck-corrected scores, the one the luck calls
-    for (``Game.corrected_margin_scale``). A raw Bauer deal is won, lost or tied; with its
-    luck taken out, its sign would break every tie by the luck alone, nearly at random. The
-    one choice the ranking benchmark and the platform's ratings both read."""
-    cls = game_class(game)
+    for (``Game.corrected_scale``: a game by name with its default parameters). A raw Bauer
+    deal is won, lost or tied; with its luck taken out, its sign would break every tie by the
+    luck alone, nearly at random; a Badugi game is ranked by its chip total, whose corrected
+    margin says how clearly it was won. The one choice the ranking benchmark and the
+    platform's ratings both read."""
+    cls = game_class(game) if isinstance(game, str) else type(game)
     if cls.board_margin_scale is not None or not corrected:
         return cls.board_margin_scale
-    return cls.corrected_margin_scale
+    return (load_game(game) if isinstance(game, str) else game).corrected_scale()
 
 
 def _sides(entrants: int, teams: Sequence[Sequence[int]] | None) -> list[list[int]]:

@@ -149,6 +149,12 @@ class Game(ABC):
         """The game's cards in canonical order."""
         raise NotImplementedError
 
+    def corrected_scale(self) -> float | None:
+        """``corrected_margin_scale`` for this game's parameters: the class's own, unless the
+        game's scores grow with its parameters (Badugi's chip totals, with the stakes and the
+        hands played)."""
+        return self.corrected_margin_scale
+
     def params_dict(self) -> dict[str, Any]:
         return params_dict(self.params)
 

@@ -92,8 +92,8 @@ def test_a_corrected_badugi_game_is_shared_by_its_corrected_total() -> None:
     """Badugi scores a game by its chip total: raw, by its sign (one finishing order); luck
     corrected, shared by the corrected total's margin on Badugi's corrected scale."""
     pool = Pool(engine.load_game("badugi", players=2, hands=10), family("det"))
-    scale = engine.margin_scale("badugi", corrected=True)
-    assert scale is not None
+    scale = engine.margin_scale(pool.game, corrected=True)
+    assert scale == 20
     for seed in range(3):
         raw, _, raw_totals = pool.match((0, 1), seed, 0, duplicate=False)
         assert raw == [[(b, p) for b, p in zip((0, 1), engine.placings(raw_totals), strict=True)]]

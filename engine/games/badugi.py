@@ -30,6 +30,7 @@ Rule choices beyond the sources (documented in docs/rules/badugi.md, "Rule optio
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -84,6 +85,8 @@ class Phase(Enum):
 
 
 PHASE_TEXT: Final = {phase: phase.value for phase in Phase}
+#: a corrected ten-hand game's total is shared on this many stake units (BadugiGame.corrected_scale)
+CORRECTED_SCALE_UNITS: Final = 10
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -605,9 +608,6 @@ class BadugiGame(Game):
     # RULES §2.5 compares a duplicate's paired hands by chips; a board's win-or-lose would drop
     # the pot size, most of what a hand says (docs/ranking.md measures it)
     scored_by_boards = False
-    # a luck-corrected game's total is shared by its margin (``engine.margin_share``), not
-    # ranked by its sign: ten big blinds at the default stakes (docs/ranking.md measures it)
-    corrected_margin_scale = 20.0
     example_params: ClassVar[list[dict[str, Any]]] = [
         {},
         {"players": 3},
@@ -631,6 +631,13 @@ class BadugiGame(Game):
     @property
     def deck(self) -> list[Card]:
         return list(CARDS)
+
+    def corrected_scale(self) -> float:
+        """A luck-corrected game's chip total is shared by its margin (``engine.margin_share``),
+        not ranked by its sign: on ten big blinds (Korean betting: antes) per ten hands, grown
+        as the square root of the hands played, as a total's spread grows; 20 chips for the
+        ranking benchmark's ten-hand games at the default stakes (docs/ranking.md measures it)."""
+        return CORRECTED_SCALE_UNITS * self.rate_unit[1] * math.sqrt(self.params.hands / 10)
 
     @property
     def rate_unit(self) -> tuple[str, int]:

@@ -90,14 +90,20 @@ def test_a_board_is_shared_by_its_margin_on_the_games_scale_or_won_outright() ->
 def test_corrected_scores_are_shared_by_margin_where_the_luck_makes_one() -> None:
     """A game's own scale serves raw and corrected scores alike (Belote); Bauer's won, lost or
     tied deals are shared by their corrected margin on a scale of their own, and by their sign
-    raw; so are Badugi's corrected totals (ten big blinds); Barbu's tables have none."""
+    raw; so are Badugi's corrected totals (ten big blinds per ten hands, growing as the root of
+    the hands: a game by name has its default hundred); Barbu's tables have none."""
     assert engine.margin_scale("belote", corrected=False) == 81
     assert engine.margin_scale("belote", corrected=True) == 81
     assert engine.margin_scale("bauer", corrected=False) is None
     assert engine.margin_scale("bauer", corrected=True) == 0.5
     assert engine.margin_scale("barbu", corrected=True) is None
     assert engine.margin_scale("badugi", corrected=False) is None
-    assert engine.margin_scale("badugi", corrected=True) == 20
+    ten_hands = engine.load_game("badugi", hands=10)
+    assert engine.margin_scale(ten_hands, corrected=True) == 20  # ten big blinds
+    assert engine.margin_scale(engine.load_game("badugi", hands=40), corrected=True) == 40
+    assert engine.margin_scale(engine.load_game("badugi", hands=10, big_blind=4, big_bet=8),
+                               corrected=True) == 40  # fmt: skip
+    assert engine.margin_scale("badugi", corrected=True) == pytest.approx(20 * math.sqrt(10))
 
 
 def test_a_corrected_share_is_the_raw_one_without_luck_and_keeps_a_tie_on_average() -> None:
