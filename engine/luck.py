@@ -431,9 +431,16 @@ def corrected_boards_of_replay(
     """:func:`engine.boards_of_replay` with every deal's scores luck-corrected
     (:func:`corrected_deal_scores`): per board, per entrant, its side's corrected score on that
     board, every deal its own board where the game says so (``Game.corrected_boards_each_deal``:
-    Bauer); ``None`` where the replay has no boards (a plain match, a game scored by the set's
-    total). ``luck``: the replay's :func:`replay_luck`, if already computed."""
+    Bauer); ``None`` where the replay has no boards (a plain match of a game scored by boards).
+    A game scored by the match's total (Badugi, plain or duplicate) has one board: every
+    entrant's total with its luck taken out, which its corrected scale shares by the margin
+    (``Game.corrected_scale``). ``luck``: the replay's :func:`replay_luck`, if already
+    computed."""
     per_game = replay_luck(replay) if luck is None else luck
+    if not game_class(replay["game"]).scored_by_boards:
+        totals = replay["result"]["scores"]
+        luck_of = seat_luck(replay, per_game)
+        return [[score - value for score, value in zip(totals, luck_of, strict=True)]]
     corrected = [
         corrected_deal_scores([deal["scores"] for deal in played["deals"]], deals)
         for played, deals in zip(replay["games"], per_game, strict=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from django.db import transaction
-from django.db.models import Avg, Count, StdDev
+from django.db.models import Avg, Count, Q, StdDev
 from django.utils import timezone
 
 import engine
@@ -49,20 +49,23 @@ Z95 = 1.959964
 #: The games whose ladder reads luck-corrected boards: where the ranking benchmark showed that
 #: duplicate sets scored by corrected boards reach the right order in fewer deals than the
 #: duplicate sets (docs/ranking.md, "Luck on the ladder": Belote 0.92 and 0.98 of their deals;
-#: Bauer, every deal its own board shared by its corrected margin, 0.88 and 0.87). Barbu's
-#: corrected sets are its sets (the deal's luck cancels in a set), and Badugi's (0.70 and 0.52
-#: of its sets' deals, medians of 20 runs; per run sooner in 13 of 20, later in 7 and 6)
-#: awaits a firmer measure, and its sets are rated by their totals, not boards.
-CORRECTED_GAMES: Final = frozenset({"belote", "bauer"})
+#: Bauer, every deal its own board shared by its corrected margin, 0.88 and 0.87; Badugi, a
+#: set's corrected total shared by its margin, 0.35 of its sets' deals with the deterministic
+#: variants, per run sooner in 15 of 20 and later in 3). Barbu's corrected sets are its sets
+#: (the deal's luck cancels in a set).
+CORRECTED_GAMES: Final = frozenset({"belote", "bauer", "badugi"})
 
 
-def rated_margin_scale(game: str) -> float | None:
+def rated_margin_scale(game: str, params: dict[str, Any]) -> float | None:
     """The scale on which the ladder shares the boards it rates (``matches.selectors
-    .rated_boards``) by their margin: the luck-corrected scores' in the games of
-    :data:`CORRECTED_GAMES` (``engine.margin_scale``, the ranking benchmark's choice too). A
-    match whose luck failed is rated by its raw boards on the same scale (in Bauer its paired
-    boards, whose margins the deal's luck does not move: it cancels in a paired board)."""
-    return engine.margin_scale(game, corrected=game in CORRECTED_GAMES)
+    .rated_boards``) by their margin, under the ladder's ``params`` (every match it rates is
+    played under them): the luck-corrected scores' in the games of :data:`CORRECTED_GAMES`
+    (``engine.margin_scale``, the ranking benchmark's choice too; Badugi's grows with the
+    stakes and the hands). A match whose luck failed is rated by its raw boards on the same
+    scale (in Bauer its paired boards, whose margins the deal's luck does not move: it cancels
+    in a paired board; a Badugi match has none and keeps its one result, by its chip total)."""
+    played = engine.load_game(game, **params)
+    return engine.margin_scale(played, corrected=game in CORRECTED_GAMES)
 
 
 @dataclass(frozen=True)
@@ -144,14 +147,16 @@ def corrected_boards_fill(
     *, games: Sequence[str] = tuple(CORRECTED_GAMES), batch: int = 100
 ) -> int:
     """Compute the corrected boards (and the seats' luck) of the finished rated matches of
-    ``games`` that have boards but no corrected boards: those recorded before their game was
-    switched, or whose luck failed then; the number of matches done, oldest first. A match
-    whose luck fails again keeps its raw boards (logged). Its ladder's ratings must be computed
-    again afterwards (``manage.py fill_corrected_boards`` does both)."""
+    ``games`` that have boards (every match of a game scored by its total: Badugi's one) but
+    no corrected boards: those recorded before their game was switched, or whose luck failed
+    then; the number of matches done, oldest first. A match whose luck fails again keeps its
+    raw boards (logged). Its ladder's ratings must be computed again afterwards (``manage.py
+    fill_corrected_boards`` does both)."""
     done, last = 0, 0
+    by_total = [game for game in games if not engine.game_class(game).scored_by_boards]
     pending = Match.objects.filter(
-        game__in=list(games), status=MatchStatus.FINISHED, boards__isnull=False,
-        corrected_boards__isnull=True, ladder__isnull=False,
+        Q(boards__isnull=False) | Q(game__in=by_total), game__in=list(games),
+        status=MatchStatus.FINISHED, corrected_boards__isnull=True, ladder__isnull=False,
     )  # fmt: skip
     while True:
         ids = list(pending.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:batch])

@@ -166,7 +166,8 @@ def match_rankings(*, game: str, limit: int = STRENGTH_WINDOW) -> list[list[Orde
     the ladder rates by, ``matches.selectors.rated_boards``), else its
     one finishing order; an order is ``(bot id, rank)`` per bot, lower is better, equal ranks
     tie and a faulted bot ranks after every bot that did not fault (``matches.results``)."""
-    scale = rated_margin_scale(game)
+    params = Ladder.objects.filter(game=game).values_list("params", flat=True).first()
+    scale = rated_margin_scale(game, params or {})
     recent = list(
         rated_boards(
             Match.objects.filter(ladder__game=game, status=MatchStatus.FINISHED).order_by(

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 import engine
@@ -103,8 +103,10 @@ def _results_by_match(match_ids: Sequence[int], scale: float | None) -> dict[int
 
 def _boards(matches: QuerySet[Match]) -> dict[int, list[list[float]]]:
     """The boards that rate those of ``matches`` that have boards (``rated_boards``:
-    luck-corrected where the game's ladder reads them so)."""
-    rows = rated_boards(matches.filter(boards__isnull=False))
+    luck-corrected where the game's ladder reads them so; a Badugi match has corrected boards
+    only)."""
+    have = Q(boards__isnull=False) | Q(corrected_boards__isnull=False)
+    rows = rated_boards(matches.filter(have))
     return {match_id: boards for match_id, boards in rows if boards is not None}
 
 
@@ -140,7 +142,7 @@ def ladder_apply_ratings(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) 
             )
             if not match_ids:
                 return total
-            results = _results_by_match(match_ids, rated_margin_scale(ladder.game))
+            results = _results_by_match(match_ids, rated_margin_scale(ladder.game, ladder.params))
             bots = {r.bot for rated in results.values() for r in rated.results}
             stored = {r.bot_id: r for r in Rating.objects.filter(ladder=ladder, bot_id__in=bots)}
             states = {
@@ -182,7 +184,7 @@ def ladder_recompute(*, ladder_id: int, config: EloConfig = DEFAULT_CONFIG) -> R
         states: dict[int, BotRating] = {}
         changes: list[tuple[int, int, Change]] = []
         count = 0
-        scale = rated_margin_scale(ladder.game)
+        scale = rated_margin_scale(ladder.game, ladder.params)
         for match_id, seq, rated_match in _rated_results(ladder.pk, scale):
             count += 1
             for change in rate_match(states, rated_match.results, config, rated_match.shares):

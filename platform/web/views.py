@@ -422,9 +422,11 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
                                  for b, text in context["board_result"].texts]  # fmt: skip
         context["each_deal_rated"] = engine.game_class(match.game).corrected_boards_each_deal
         context["margin_scale"] = (  # how the ratings share the boards they read
-            rated_margin_scale(match.game) if corrected is not None
+            rated_margin_scale(match.game, match.params) if corrected is not None
             else engine.game_class(match.game).board_margin_scale
         )  # fmt: skip
+    elif match.corrected_boards:  # rated by its corrected total (Badugi): one board, no boards
+        context["corrected_total_scale"] = rated_margin_scale(match.game, match.params)
     if context["finished"]:
         seat = _seat_param(request, len(seats))
         context["viewpoint"] = "all" if seat is None else seat

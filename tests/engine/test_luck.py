@@ -443,3 +443,18 @@ def test_weights_fitted_on_other_features_are_refused(
         monkeypatch.undo()
         for cached in caches:
             cached.cache_clear()
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_a_badugi_match_has_one_corrected_board_its_totals_minus_their_luck(
+    duplicate: bool,
+) -> None:
+    """Badugi is ranked by the match's chip total, plain or duplicate: its corrected boards are
+    one board, every entrant's total with its luck taken out."""
+    agents = [engine.make_agent("badugi", "random", seed=s) for s in range(2)]
+    result = engine.run_match("badugi", {"hands": 8}, agents, 5, duplicate=duplicate)
+    replay = result.replay
+    seats = luck.seat_luck(replay)
+    assert any(seats) and engine.boards_of_replay(replay) is None
+    expected = [[s - x for s, x in zip(result.scores, seats, strict=True)]]
+    assert luck.corrected_boards_of_replay(replay) == expected

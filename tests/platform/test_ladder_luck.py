@@ -27,7 +27,7 @@ from matches import formats
 from matches.execution import Played
 from matches.luck import CORRECTED_GAMES, matches_luck_fill
 from matches.models import Match, MatchOrigin, MatchSeat, MatchStatus
-from matches.results import SeatResult, board_orders
+from matches.results import SeatResult, board_orders, bot_results
 from matches.selectors import match_board_result, match_replay
 from matches.services import MatchSpec, match_claim, match_record_result, matches_create
 from ratings.models import Ladder, Rating
@@ -39,7 +39,8 @@ from tests.platform.factories import active_bot, finished_match
 pytestmark = pytest.mark.django_db
 
 #: a short match: a few deals, a few seconds of the engine's random agents at most
-PARAMS = {"belote": {"target": 300}, "bauer": {"start_points": 2}, "barbu": {"mode": "base"}}
+PARAMS = {"belote": {"target": 300}, "bauer": {"start_points": 2}, "barbu": {"mode": "base"},
+          "badugi": {"hands": 6}}
 #: a seed whose Belote set has boards the correction reorders (checked below, not assumed)
 SEED = 11
 
@@ -99,8 +100,8 @@ def held(held_matches: list[int]) -> list[int]:
     return held_matches
 
 
-def test_belote_and_bauer_are_corrected_games_and_barbu_badugi_are_not() -> None:
-    assert CORRECTED_GAMES == {"belote", "bauer"}
+def test_belote_bauer_and_badugi_are_corrected_games_and_barbu_is_not() -> None:
+    assert CORRECTED_GAMES == {"belote", "bauer", "badugi"}
 
 
 def test_a_recorded_belote_match_is_rated_by_the_engines_corrected_boards() -> None:
@@ -167,7 +168,7 @@ def test_a_recorded_bauer_match_is_rated_deal_by_deal_by_its_corrected_margins()
     finished = [deal for game in replay["games"] for deal in game["deals"] if deal["scores"]]
     assert len(match.corrected_boards) == len(finished) > len(match.boards)
     scale = engine.margin_scale("bauer", corrected=True)
-    assert scale is not None and matches.luck.rated_margin_scale("bauer") == scale
+    assert scale is not None and matches.luck.rated_margin_scale("bauer", PARAMS["bauer"]) == scale
     seats = _seat_results(match)
     assert match_rankings(game="bauer") == [board_orders(seats, match.corrected_boards,
                                                          scale=scale)]  # fmt: skip
@@ -177,6 +178,40 @@ def test_a_recorded_bauer_match_is_rated_deal_by_deal_by_its_corrected_margins()
     rated = match_board_result(match=match, corrected=True)
     assert rated is not None and rated.boards == len(finished)
     assert f"not by the boards above: deals {rated.summary} with the luck taken out" in page
+
+
+def test_a_recorded_badugi_match_is_rated_by_its_corrected_totals_shared_by_the_margin() -> None:
+    """Badugi ranks a set by its chip total, so it has no boards: recorded, a rated match gets
+    one corrected board, every bot's total minus its luck, which the ratings share by the
+    margin on the scale of the ladder's own rules (``Game.corrected_scale``: ten big blinds per
+    ten hands, as the root of the hands)."""
+    match = _record("badugi")
+    replay = match_replay(match_id=match.pk)
+    assert match.boards is None and match.luck_at is not None
+    luck = seat_luck(replay)
+    totals = replay["result"]["scores"]
+    assert match.corrected_boards == [[t - x for t, x in zip(totals, luck, strict=True)]]
+    assert _seat_luck(match) == pytest.approx(list(luck)) and any(luck)
+    scale = matches.luck.rated_margin_scale("badugi", PARAMS["badugi"])
+    assert scale == pytest.approx(20 * (6 / 10) ** 0.5)
+    seats = _seat_results(match)
+    [shared] = match_rankings(game="badugi")
+    assert shared == board_orders(seats, match.corrected_boards, scale=scale) and len(shared) == 2
+    assert match.ladder_id is not None and ladder_apply_ratings(ladder_id=match.ladder_id) == 1
+    page = Client().get(f"/matches/{match.pk}/").content.decode()
+    assert "given to the winner: the bot ahead by 15.5 chips takes about three quarters" in page
+
+
+def test_a_badugi_match_without_its_luck_keeps_its_one_result() -> None:
+    """Where the luck is missing (it failed, or the match predates the switch) a Badugi match
+    is rated as before: one finishing order by its chip total; the command fills it in."""
+    match = _record("badugi")
+    Match.objects.filter(pk=match.pk).update(corrected_boards=None)
+    seats = _seat_results(match)
+    assert match_rankings(game="badugi") == [[[(s.bot, s.rank) for s in bot_results(seats)]]]
+    assert _fill_corrected_boards().startswith("1 matches given corrected boards")
+    match.refresh_from_db()
+    assert match.corrected_boards is not None and len(match.corrected_boards) == 1
 
 
 @pytest.fixture

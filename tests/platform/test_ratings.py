@@ -164,7 +164,7 @@ def test_a_duplicate_match_is_rated_by_its_boards() -> None:
                    boards=[[1, 0], [1, 0], [1, 0], [0, 1]])  # fmt: skip
     ladder_apply_ratings(ladder_id=ladder_for_game(game="bauer").pk)
     change = RatingChange.objects.get(bot=a)
-    won = engine.margin_share(1, rated_margin_scale("bauer"))
+    won = engine.margin_share(1, rated_margin_scale("bauer", {}))
     assert won > 0.85
     # provisional K 48 against an equal opponent: 48 · (its mean share − 0.5)
     assert change.after - change.before == pytest.approx(48 * ((3 * won + 1 - won) / 4 - 0.5))
