@@ -16,7 +16,8 @@ Reported, as medians over runs (``>N`` when more than half the runs did not get 
   finishing order by deal score), which separates what boards gain by finer granularity from
   what the duplicate deals gain by cancelling card luck; and with every deal's luck taken out
   (``engine.luck``), plain games scored deal by deal ("corrected") and duplicate sets scored by
-  boards ("corrected + duplicate"; Badugi by totals in both);
+  boards ("corrected + duplicate"; Badugi by totals in both, shared by their corrected margin,
+  ``engine.margin_scale``);
 - the score-margin calibration: per pair of neighbours, the deals a one-sided 95 % verdict on
   the mean score margin needs, plain and duplicate;
 - coverage: the share of runs whose 95 % intervals never put a weaker bot wholly above a
