@@ -7,7 +7,11 @@ one pool, so the games they both seat are played once. Prints each run's deals a
 with their ratio; ``--json`` keeps every run's deals (``--oracle-from`` reads the oracle's
 from such a file instead of playing it again: its code does not depend on the matchmaking).
 
-Run: ``python benchmarks/matchmaking_oracle.py badugi passive --runs 60``.
+Both schedules score the sets alike: by raw boards (Badugi: raw totals) by default, or as the
+game's ladder rates them: ``--corrected`` (each deal's luck taken out: Belote's boards, Badugi's
+totals shared by their margin) and ``--by-deal`` (every deal its own board: Bauer's ladder).
+
+Run: ``python benchmarks/matchmaking_oracle.py badugi passive --runs 60`` (``--corrected``).
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1,
                         help="results between top-ups (1, the default: after each, as the "
                              "platform does; 0: when the queue is empty)")  # fmt: skip
+    parser.add_argument("--corrected", action="store_true",
+                        help="score the sets with each deal's luck taken out")  # fmt: skip
+    parser.add_argument("--by-deal", action="store_true",
+                        help="every deal of a set its own board (Bauer's ladder)")  # fmt: skip
     args = parser.parse_args(argv)
     setup = next((s for s in SETUPS_FULL if s.game == args.game and s.kind == args.family), None)
     if setup is None:
@@ -63,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if mode == "oracle" and known is not None:
                 deals[mode].append(known[run])
                 continue
-            _, found = run_schedule(pool, setup, run, duplicate=True, choose=chooser)
+            _, found = run_schedule(pool, setup, run, duplicate=True, choose=chooser,
+                                    corrected=args.corrected, by_deal=args.by_deal)  # fmt: skip
             deals[mode].append(found)
         print(run, {mode: runs[-1] for mode, runs in deals.items()}, flush=True)
     medians = {mode: median_deals(runs) for mode, runs in deals.items()}
