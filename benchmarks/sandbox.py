@@ -161,27 +161,33 @@ def stream(
     limits: Limits,
     n: int,
     pool_size: int,
+    results: list[engine.MatchResult] | None = None,
 ) -> tuple[float, float, float]:
     """Wall, the referee's CPU and the sandboxes' CPU, ms per match over ``n`` matches played
-    back to back, fresh sandboxed bots for every game, with a pool of ``pool_size`` prepared
-    sandboxes as a worker keeps (0: none; the first match finds none). The referee's CPU is this
+    back to back, one bot per seat, fresh sandboxed bots for every game, with a pool of
+    ``pool_size`` prepared sandboxes as a worker keeps (0: none; the first match finds none);
+    each match's result appended to ``results`` if given. The referee's CPU is this
     process's own (every thread); the sandboxes' is read from the bots' control groups
     (bubblewrap, its init and the bot: the init is no child of ours, so ``os.times`` would miss
     it; other processes' sandboxes on the machine count too: measure on a quiet one)."""
     pool = SandboxPool(pool_size) if pool_size else None
     groups = cgroups.backend()
     assert groups is not None, "the stream's CPU is read from the bots' control groups"
+    players = engine.load_game(game, **params).num_players
     sandboxes_before = groups.cpu_seconds()
     before, started = os.times(), time.perf_counter()
     agents: list[SandboxedAgent] = []
     for seed in range(n):
-        agents = [SandboxedAgent(bot, limits, pool=pool) for _ in range(4)]  # type: ignore[arg-type]
+        agents = [SandboxedAgent(bot, limits, pool=pool)  # type: ignore[arg-type]
+                  for _ in range(players)]  # fmt: skip
         try:
             result = engine.run_match(game, params, agents, seed=seed, duplicate=duplicate)
         finally:
             for agent in agents:  # the rest of the teardown overlaps the next match, as a runner's
                 agent.close(wait=False)
         assert not result.faults, result.faults
+        if results is not None:
+            results.append(result)
     for agent in agents:  # the last match's teardown is counted too
         agent.close()
     wall, after = time.perf_counter() - started, os.times()

@@ -117,10 +117,10 @@ def margin_scale(game: str | Game, *, corrected: bool) -> float | None:
     luck alone, nearly at random; a Badugi game is ranked by its chip total, whose corrected
     margin says how clearly it was won. The one choice the ranking benchmark and the
     platform's ratings both read."""
-    cls = game_class(game) if isinstance(game, str) else type(game)
-    if cls.board_margin_scale is not None or not corrected:
-        return cls.board_margin_scale
-    return (load_game(game) if isinstance(game, str) else game).corrected_scale()
+    played = load_game(game) if isinstance(game, str) else game
+    if played.board_margin_scale is not None or not corrected:
+        return played.board_margin_scale
+    return played.corrected_scale()
 
 
 def _sides(entrants: int, teams: Sequence[Sequence[int]] | None) -> list[list[int]]:
